@@ -1,0 +1,3 @@
+"""Root conftest: enables pytester for the plugin's integration tests."""
+
+pytest_plugins = ["pytester"]
