@@ -36,6 +36,8 @@ _EXPORTS: dict[str, str] = {
     "Fence": "pytest_auditfence.fence",
     "FenceGroup": "pytest_auditfence.audit.cascade",
     "Cascade": "pytest_auditfence.audit.cascade",
+    "audit_cascade_sync": "pytest_auditfence.audit.cascade",
+    "Passport": "pytest_auditfence.audit.cascade",
     "Policy": "pytest_auditfence.audit.policy",
     # assertions
     "assert_traceable": "pytest_auditfence.assertions",
@@ -72,7 +74,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         assert_no_fabricated_evidence,
         assert_traceable,
     )
-    from pytest_auditfence.audit.cascade import Cascade, FenceGroup
+    from pytest_auditfence.audit.cascade import Cascade, FenceGroup, Passport, audit_cascade_sync
     from pytest_auditfence.audit.policy import Policy
     from pytest_auditfence.capture.importers import import_debug_events, import_run_tree
     from pytest_auditfence.capture.wrap import capture, instrument_graph, wrap

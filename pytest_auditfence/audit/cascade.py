@@ -1,0 +1,708 @@
+"""The cascade audit: audit units from the captured topology, claim tracing, verdicts and the passport.
+
+One unit per downstream node (its incoming edges merged, so a fan-in is one unit); every claim of the
+final report is traced node by node, through each unit's fence, down to raw data. No LLM by default.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_auditfence.audit.policy import Policy
+from pytest_auditfence.errors import AuditError, IncompleteCaptureError, ManifestError
+from pytest_auditfence.manifest import (
+    INPUT_NODE,
+    RAW_FILE_KINDS,
+    CaptureLevel,
+    FileRecord,
+    Manifest,
+    load_manifest,
+)
+from pytest_auditfence.models import (
+    COVERED_VERDICTS,
+    ChainLink,
+    ClaimRecord,
+    Evidence,
+    EvidenceChain,
+    Ratio,
+    Verdict,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pytest_auditfence.fence import Fence, Source
+    from pytest_auditfence.verify import SourceIndex
+
+CASCADE_FORMAT_VERSION = 1
+# Pseudo-node standing for the final document: a claim whose content is in no node's output was
+# introduced by whatever wrote the report outside the captured run.
+REPORT_NODE = "__report__"
+RAW_UNIT = "__raw__"
+
+# Worst first: the claim's verdict is the worst of its atoms'.
+_SEVERITY = {
+    Verdict.CONTRADICTED: 0,
+    Verdict.UNSUPPORTED: 1,
+    Verdict.MISATTRIBUTED: 2,
+    Verdict.DERIVED: 3,
+    Verdict.VERIFIED: 4,
+    Verdict.SKIPPED: 5,
+    Verdict.UNVERIFIABLE: 6,
+}
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Rejection(_Model):
+    """A submission the fence gate refused, kept with its reason."""
+
+    unit: str
+    claim: str
+    evidence: str
+    reason: str
+
+
+class UnitResult(_Model):
+    """What one audit unit saw and did: its node, the upstream nodes merged into it, its sources."""
+
+    name: str
+    node: str
+    upstream: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    searches: int = 0
+    submissions: int = 0
+    accepted: int = 0
+    rejections: list[Rejection] = Field(default_factory=list)
+
+
+class Passport(_Model):
+    """The qualified verdict of seed 003: verified trust capped by the weakest capture level involved."""
+
+    verified_trust: float
+    capture_level: CaptureLevel
+    trust_cap: float
+    coverage: Ratio
+    hallucinations: Ratio
+    complete: bool
+    statement: str
+
+
+class TokenUsage(_Model):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class CascadeResult(_Model):
+    """Everything a cascade knows, serialisable: reload it and compare without re-running the audit."""
+
+    format_version: int = CASCADE_FORMAT_VERSION
+    document_sha256: str
+    policy: Policy
+    claims: list[ClaimRecord]
+    chains: list[EvidenceChain]
+    units: list[UnitResult]
+    coverage: Ratio
+    hallucinations: Ratio
+    skipped: Ratio
+    passport: Passport
+    complete: bool
+    errors: list[str] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=list)
+    edges: list[tuple[str, str]] = Field(default_factory=list)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+
+
+# --------------------------------------------------------------------------------------------------
+# audit units
+
+
+@dataclass
+class AuditUnit:
+    """One node's inputs as a searchable, fenced set of sources."""
+
+    name: str
+    node: str
+    upstream: list[str]
+    sources: list[Source]
+    fence: Fence
+    index: SourceIndex
+    files: dict[str, FileRecord] = field(default_factory=dict)
+
+    def result(self) -> UnitResult:
+        return UnitResult(
+            name=self.name,
+            node=self.node,
+            upstream=self.upstream,
+            sources=[s.path for s in self.sources],
+            searches=len(self.fence.history),
+            submissions=len(self.fence.submissions),
+            accepted=sum(1 for s in self.fence.submissions if s.accepted),
+            rejections=[
+                Rejection(unit=self.name, claim=r.claim, evidence=r.evidence, reason=r.reason or "")
+                for r in self.fence.rejections
+            ],
+        )
+
+
+class FenceGroup:
+    """The audit units of one run, and the claims of the final document once audited."""
+
+    def __init__(self, units: list[UnitResult], all_claims: list[ClaimRecord],
+                 fences: dict[str, Fence] | None = None) -> None:
+        self.units = units
+        self.all_claims = all_claims
+        self.fences = fences or {}
+
+    def unit(self, name: str) -> UnitResult:
+        for unit in self.units:
+            if unit.name == name:
+                return unit
+        raise KeyError(f"no audit unit {name!r}; units: {', '.join(u.name for u in self.units)}")
+
+    @classmethod
+    async def audit_cascade(
+        cls,
+        *,
+        manifest: Manifest | None = None,
+        trace_dir: str | Path,
+        final_document: str | None = None,
+        llm: Any = None,
+        policy: Policy | None = None,
+        **llm_options: Any,
+    ) -> Cascade:
+        """Audit a captured run: every claim of `final_document` traced to raw data (async).
+
+        `manifest` defaults to the one in `trace_dir`; `final_document` defaults to the report recorded
+        with `Snapshot.set_report`. With `llm=None` the audit is deterministic (no model call).
+        """
+        if llm is not None:
+            from pytest_auditfence.audit import llm as llm_auditor  # lazy: pulls in langgraph
+
+            return await llm_auditor.audit_with_llm(
+                manifest=manifest, trace_dir=trace_dir, final_document=final_document, llm=llm,
+                policy=policy, **llm_options,
+            )
+        return _Auditor(manifest, trace_dir, final_document, policy).run()
+
+
+def audit_cascade_sync(**kwargs: Any) -> Cascade:
+    """`FenceGroup.audit_cascade` for synchronous callers; safe inside a running event loop."""
+    coro = FenceGroup.audit_cascade(**kwargs)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Inside a running loop (an async test): run the audit on a private loop in a worker thread.
+    outcome: dict[str, Any] = {}
+
+    def runner() -> None:
+        try:
+            outcome["value"] = asyncio.run(coro)
+        except BaseException as exc:  # re-raised in the caller's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=runner, name="auditfence-audit")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+# --------------------------------------------------------------------------------------------------
+# the deterministic auditor
+
+
+@dataclass
+class _AtomTrace:
+    links: list[ChainLink]
+    reached_raw: bool
+    introduced_by: str | None
+    derived: list[str]
+    raw_nodes: set[str]
+
+
+class _Auditor:
+    def __init__(self, manifest: Manifest | None, trace_dir: str | Path, document: str | None,
+                 policy: Policy | None) -> None:
+        from pytest_auditfence.verify import IndexCache
+
+        self.trace_dir = Path(trace_dir)
+        if not self.trace_dir.is_dir():
+            raise ManifestError(
+                f"{self.trace_dir}: trace folder not found. Pass the folder a Snapshot captured into "
+                f"(snapshot.trace_dir)."
+            )
+        self.manifest = manifest if manifest is not None else load_manifest(self.trace_dir)
+        self.policy = policy or Policy()
+        if not self.manifest.complete and not self.policy.allow_incomplete:
+            reason = self.manifest.incomplete_reason or "the run raised or capture events were lost"
+            raise IncompleteCaptureError(
+                f"{self.trace_dir}: the capture is incomplete ({reason}); an audit of a partial run "
+                f"could pass by accident, so it is refused. Fix the run and capture again, or pass "
+                f"Policy(allow_incomplete=True) to audit what was captured."
+            )
+        self.document = document if document is not None else self._recorded_report()
+        self.files = {f.path: f for f in self.manifest.files}
+        self.cache = IndexCache()
+        self.units: dict[str, AuditUnit] = {}
+        self.errors: list[str] = []
+
+    # -- inputs ------------------------------------------------------------------------------
+    def _recorded_report(self) -> str:
+        if not self.manifest.report:
+            raise AuditError(
+                f"{self.trace_dir}: no final document. Pass final_document=..., or record it during the "
+                f"run with snapshot.set_report(text)."
+            )
+        path = self.trace_dir / self.manifest.report
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise AuditError(f"{path}: the recorded report cannot be read ({exc}); capture the run again.") from exc
+
+    def _source(self, record: FileRecord) -> Source:
+        from pytest_auditfence.fence import Source
+
+        path = self.trace_dir / record.path
+        if not path.is_file():
+            raise ManifestError(
+                f"{path}: listed in the manifest but missing from the trace folder; the folder was "
+                f"changed after capture. Capture the run again."
+            )
+        return Source(path=record.path, node=record.node, kind=record.kind, sha256=record.sha256,
+                      label=_label(record))
+
+    def _unit(self, name: str, node: str, upstream: list[str], records: Iterable[FileRecord]) -> AuditUnit:
+        from pytest_auditfence.fence import Fence
+        from pytest_auditfence.verify import SourceIndex
+
+        unique = sorted({r.path: r for r in records}.values(), key=lambda r: r.path)
+        sources = [self._source(r) for r in unique]
+        fence = Fence(self.trace_dir, sources, self.document, name=name,
+                      min_evidence_length=self.policy.min_evidence_length)
+        index = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+        return AuditUnit(name=name, node=node, upstream=upstream, sources=sources, fence=fence,
+                         index=index, files={r.path: r for r in unique})
+
+    def _outputs(self, node: str) -> list[FileRecord]:
+        return [f for f in self.manifest.files if f.node == node and f.kind == "node_output"]
+
+    def _sinks(self) -> list[str]:
+        with_output = {f.node for f in self.manifest.files if f.kind == "node_output"}
+        has_downstream = {a for a, b in self.manifest.edges if b in with_output}
+        sinks = {n for n in with_output if n not in has_downstream}
+        if self.manifest.final_node and self.manifest.final_node in with_output:
+            sinks.add(self.manifest.final_node)
+        return sorted(sinks)
+
+    def report_unit(self) -> AuditUnit:
+        unit = self.units.get(REPORT_NODE)
+        if unit is None:
+            sinks = self._sinks()
+            records = [f for s in sinks for f in self._outputs(s)]
+            unit = self.units[REPORT_NODE] = self._unit("report", REPORT_NODE, sinks, records)
+        return unit
+
+    def node_unit(self, node: str) -> AuditUnit:
+        """The unit auditing `node`'s output: its upstream outputs (fan-in merged) and its own raw data."""
+        unit = self.units.get(node)
+        if unit is None:
+            upstream = self.manifest.upstream(node)
+            records: list[FileRecord] = []
+            for up in upstream:
+                if up == INPUT_NODE:
+                    records.extend(f for f in self.manifest.files if f.kind == "input")
+                else:
+                    records.extend(self._outputs(up))
+            if node in self.manifest.entry_nodes:
+                records.extend(f for f in self.manifest.files if f.kind == "input")
+            records.extend(f for f in self.manifest.files if f.node == node and f.kind in RAW_FILE_KINDS)
+            unit = self.units[node] = self._unit(node, node, upstream, records)
+        return unit
+
+    def raw_unit(self) -> AuditUnit:
+        unit = self.units.get(RAW_UNIT)
+        if unit is None:
+            unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], self.manifest.raw_files())
+        return unit
+
+    # -- tracing -----------------------------------------------------------------------------
+    def _check(self, claim: ClaimRecord, unit: AuditUnit) -> ClaimRecord:
+        from pytest_auditfence.verify import verify_claim
+
+        return verify_claim(claim, unit.fence, unit.index)
+
+    def _link(self, evidence: Evidence, unit: AuditUnit) -> ChainLink:
+        record = unit.files.get(evidence.file) or self.files.get(evidence.file)
+        kind = record.kind if record is not None else "node_output"
+        return ChainLink(node=evidence.node, file=evidence.file, line=evidence.line,
+                         text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256)
+
+    def trace_atom(self, atom_claim: ClaimRecord) -> _AtomTrace:
+        """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
+        best_dead_end: tuple[int, list[ChainLink], str] | None = None
+
+        def visit(unit: AuditUnit, links: list[ChainLink], seen: frozenset[str],
+                  derived: list[str]) -> _AtomTrace | None:
+            nonlocal best_dead_end
+            checked = self._check(atom_claim, unit)
+            if checked.verdict not in COVERED_VERDICTS or not checked.evidence:
+                depth = len(links)
+                if best_dead_end is None or depth > best_dead_end[0]:
+                    best_dead_end = (depth, links, unit.node)
+                return None
+            formulas = derived + ([checked.formula] if checked.verdict is Verdict.DERIVED and checked.formula else [])
+            raw_links: list[ChainLink] = []
+            onward: list[tuple[str, ChainLink]] = []
+            for ev in sorted(checked.evidence, key=lambda e: (e.file, e.line, e.offset)):
+                link = self._link(ev, unit)
+                if link.kind in RAW_FILE_KINDS:
+                    raw_links.append(link)
+                elif ev.node not in seen:
+                    onward.append((ev.node, link))
+            if raw_links:
+                return _AtomTrace(links=links + _dedupe(raw_links), reached_raw=True, introduced_by=None,
+                                  derived=formulas, raw_nodes={lk.node for lk in raw_links})
+            for node, link in onward:
+                found = visit(self.node_unit(node), links + [link], seen | {node}, formulas)
+                if found is not None:
+                    return found
+            if not onward:  # found only in files that lead nowhere new (a loop): a dead end here
+                depth = len(links)
+                if best_dead_end is None or depth > best_dead_end[0]:
+                    best_dead_end = (depth, links, unit.node)
+            return None
+
+        report_link = self._report_link(atom_claim)
+        result = visit(self.report_unit(), [report_link], frozenset(), [])
+        if result is not None:
+            return result
+        assert best_dead_end is not None
+        _, links, node = best_dead_end
+        return _AtomTrace(links=links, reached_raw=False, introduced_by=node, derived=[], raw_nodes=set())
+
+    def _report_link(self, claim: ClaimRecord) -> ChainLink:
+        line = self.document.count("\n", 0, claim.start) + 1
+        return ChainLink(node=REPORT_NODE, file=self.manifest.report or "report.md", line=line,
+                         text=claim.claim, kind="report")
+
+    # -- verdicts ----------------------------------------------------------------------------
+    def judge(self, claim: ClaimRecord) -> tuple[ClaimRecord, EvidenceChain]:
+        if self.policy.skips(claim.claim):
+            judged = claim.model_copy(update={"verdict": Verdict.SKIPPED, "verdict_source": "skipped",
+                                              "notes": [*claim.notes, "matched a skip pattern: not checked"]})
+            return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=Verdict.SKIPPED,
+                                         links=[self._report_link(claim)])
+        if not claim.checkable:
+            judged = claim.model_copy(update={"verdict": Verdict.UNVERIFIABLE, "verdict_source": "deterministic"})
+            return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=Verdict.UNVERIFIABLE,
+                                         links=[self._report_link(claim)])
+
+        traces = [self.trace_atom(atom) for atom in _atoms(claim)]
+        raw = self._check(claim, self.raw_unit())
+        notes = list(raw.notes)
+        dead = [t for t in traces if not t.reached_raw]
+        verdict = raw.verdict
+        introduced_by: str | None = None
+        if dead:
+            introduced_by = min((t.introduced_by for t in dead), key=lambda n: (n is None, n or ""))
+            if verdict in COVERED_VERDICTS:
+                # The content exists in raw data, but not on the path the claim actually came through.
+                verdict = Verdict.MISATTRIBUTED
+                notes.append(
+                    f"found in raw data, but {introduced_by!r} produced it without any of its inputs holding it"
+                )
+        elif verdict not in COVERED_VERDICTS and verdict is not Verdict.MISATTRIBUTED:
+            # Every atom reached raw data through the topology: the chain itself is the evidence.
+            verdict = Verdict.DERIVED if any(t.derived for t in traces) else Verdict.VERIFIED
+            notes.append("traced through the topology although the raw-data check alone did not confirm it")
+        elif verdict is Verdict.VERIFIED and any(t.derived for t in traces):
+            verdict = Verdict.DERIVED
+
+        formulas = [f for t in traces for f in t.derived]
+        verdict, rule_note = self._origin_rules(claim, verdict, traces)
+        if rule_note:
+            notes.append(rule_note)
+        if verdict in COVERED_VERDICTS:
+            introduced_by = None
+        elif introduced_by is None:
+            introduced_by = _origin_of_unbacked(traces)
+
+        links = _dedupe([lk for t in traces for lk in t.links])
+        judged = raw.model_copy(update={
+            "verdict": verdict,
+            "verdict_source": "deterministic",
+            "formula": raw.formula or ("; ".join(dict.fromkeys(formulas)) or None),
+            "introduced_by": introduced_by,
+            "notes": list(dict.fromkeys(notes)),
+        })
+        chain = EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=verdict, links=links,
+                              introduced_by=introduced_by,
+                              reaches_raw_data=bool(traces) and all(t.reached_raw for t in traces))
+        return judged, chain
+
+    def _origin_rules(self, claim: ClaimRecord, verdict: Verdict, traces: list[_AtomTrace]) -> tuple[Verdict, str | None]:
+        if verdict not in COVERED_VERDICTS:
+            return verdict, None
+        for rule in self.policy.origin_rules:
+            if not rule.applies_to(claim.claim):
+                continue
+            origins: set[str] = set()
+            for trace in traces:
+                for link in trace.links:
+                    if link.kind in RAW_FILE_KINDS:
+                        record = self.files.get(link.file)
+                        origins.add(link.node)
+                        if record is not None and record.tool:
+                            origins.add(record.tool)
+            if not origins & set(rule.sources):
+                return Verdict.MISATTRIBUTED, (
+                    f"origin rule {rule.subject!r} requires {', '.join(rule.sources)}; "
+                    f"the figure came from {', '.join(sorted(origins)) or 'nowhere'}"
+                )
+        return verdict, None
+
+    # -- the whole audit ---------------------------------------------------------------------
+    def run(self) -> Cascade:
+        from pytest_auditfence.claims.extract import extract_claims
+
+        claims = extract_claims(self.document)
+        judged: list[ClaimRecord] = []
+        chains: list[EvidenceChain] = []
+        for claim in claims:
+            record, chain = self.judge(claim)
+            judged.append(record)
+            chains.append(chain)
+        # Every topology unit is materialised so the result lists the whole cascade, even units no
+        # claim reached.
+        self.report_unit()
+        for node in sorted({f.node for f in self.manifest.files if f.kind == "node_output"}):
+            self.node_unit(node)
+        result = _summarise(self, judged, chains)
+        units = {name: unit.fence for name, unit in self.units.items()}
+        return Cascade(result, fences=units, trace_dir=self.trace_dir)
+
+
+def _summarise(auditor: _Auditor, claims: list[ClaimRecord], chains: list[EvidenceChain]) -> CascadeResult:
+    policy = auditor.policy
+    checkable = [c for c in claims if c.verdict not in (Verdict.UNVERIFIABLE, Verdict.SKIPPED)]
+    covered = [c for c in checkable if c.verdict in COVERED_VERDICTS]
+    hallucinated = [c for c in checkable if policy.is_hallucination(c.verdict)]
+    coverage = Ratio(numerator=len(covered), denominator=len(checkable))
+    hallucinations = Ratio(numerator=len(hallucinated), denominator=len(checkable))
+    skipped = Ratio(numerator=sum(1 for c in claims if c.verdict is Verdict.SKIPPED), denominator=len(claims))
+    passport = _passport(auditor.manifest, chains, coverage, hallucinations)
+    units = sorted((u.result() for u in auditor.units.values()), key=lambda u: (u.node != REPORT_NODE, u.name))
+    return CascadeResult(
+        document_sha256=hashlib.sha256(auditor.document.encode("utf-8")).hexdigest(),
+        policy=policy,
+        claims=claims,
+        chains=chains,
+        units=units,
+        coverage=coverage,
+        hallucinations=hallucinations,
+        skipped=skipped,
+        passport=passport,
+        complete=auditor.manifest.complete and not auditor.errors,
+        errors=auditor.errors,
+        nodes=sorted(n.name for n in auditor.manifest.nodes),
+        edges=sorted(auditor.manifest.edges),
+    )
+
+
+def _passport(manifest: Manifest, chains: list[EvidenceChain], coverage: Ratio,
+              hallucinations: Ratio) -> Passport:
+    levels = {n.name: n.capture_level for n in manifest.nodes}
+    involved: set[CaptureLevel] = set()
+    for chain in chains:
+        for link in chain.links:
+            if link.node in levels:
+                involved.add(levels[link.node])
+    if not involved:
+        involved = {n.capture_level for n in manifest.nodes} or {CaptureLevel.INSTRUMENTED}
+    weakest = min(involved, key=lambda lv: lv.trust_cap)
+    cap = weakest.trust_cap
+    trust = round(min(coverage.value if coverage.denominator else 0.0, cap), 4)
+    statement = (
+        f"verified trust {trust:.2f}: coverage {coverage}, capped at {cap:.2f} by the "
+        f"{weakest.value} capture level; hallucinations {hallucinations.numerator}"
+        f"{'' if manifest.complete else '; capture INCOMPLETE'}"
+    )
+    return Passport(verified_trust=trust, capture_level=weakest, trust_cap=cap, coverage=coverage,
+                    hallucinations=hallucinations, complete=manifest.complete, statement=statement)
+
+
+# --------------------------------------------------------------------------------------------------
+# the result users hold
+
+
+class Cascade:
+    """The result of `FenceGroup.audit_cascade`: claims with verdicts, chains, units, metrics, passport."""
+
+    def __init__(self, result: CascadeResult, *, fences: dict[str, Fence] | None = None,
+                 trace_dir: Path | None = None) -> None:
+        self.result = result
+        self.trace_dir = trace_dir
+        self.group = FenceGroup(result.units, result.claims, fences)
+
+    # metrics
+    @property
+    def claims(self) -> list[ClaimRecord]:
+        return self.result.claims
+
+    @property
+    def coverage(self) -> Ratio:
+        return self.result.coverage
+
+    @property
+    def hallucinations(self) -> Ratio:
+        return self.result.hallucinations
+
+    @property
+    def skipped(self) -> Ratio:
+        return self.result.skipped
+
+    @property
+    def passport(self) -> Passport:
+        return self.result.passport
+
+    @property
+    def policy(self) -> Policy:
+        return self.result.policy
+
+    @property
+    def complete(self) -> bool:
+        return self.result.complete
+
+    @property
+    def errors(self) -> list[str]:
+        return self.result.errors
+
+    @property
+    def usage(self) -> TokenUsage:
+        return self.result.usage
+
+    @property
+    def rejections(self) -> list[Rejection]:
+        return [r for u in self.result.units for r in u.rejections]
+
+    def failing_claims(self) -> list[ClaimRecord]:
+        """Claims counted as hallucinations under the cascade's policy, in document order."""
+        return [c for c in self.result.claims if self.result.policy.is_hallucination(c.verdict)]
+
+    def evidence_chains(self) -> list[EvidenceChain]:
+        return sorted(self.result.chains, key=lambda c: c.claim_id)
+
+    def trace_claim(self, claim: ClaimRecord | str) -> EvidenceChain:
+        """The evidence chain of a claim: a ClaimRecord, a claim id ('c003') or a piece of its text."""
+        chains = {c.claim_id: c for c in self.result.chains}
+        if isinstance(claim, ClaimRecord):
+            if claim.id in chains and chains[claim.id].claim == claim.claim:
+                return chains[claim.id]
+            text = claim.claim
+        else:
+            if claim in chains:
+                return chains[claim]
+            text = claim
+        needle = " ".join(text.split()).casefold()
+        hits = [c for c in self.result.chains if needle and needle in " ".join(c.claim.split()).casefold()]
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            raise KeyError(f"no claim of the audited document contains {text!r}; "
+                           f"cascade.claims lists the {len(self.result.chains)} claims found")
+        ids = ", ".join(c.claim_id for c in hits)
+        raise KeyError(f"{text!r} is in {len(hits)} claims ({ids}); pass a longer text or a claim id")
+
+    # persistence
+    def to_json(self) -> str:
+        """Sorted, byte-stable JSON; `Cascade.from_json` reads it back to an equal object."""
+        return json.dumps(self.result.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> Cascade:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise AuditError(f"cascade JSON is not valid JSON ({exc}); export it again with Cascade.to_json()") from exc
+        version = data.get("format_version") if isinstance(data, dict) else None
+        if version != CASCADE_FORMAT_VERSION:
+            raise AuditError(f"cascade JSON has format_version {version!r}; this version reads "
+                             f"{CASCADE_FORMAT_VERSION}. Re-run the audit to export it again.")
+        return cls(CascadeResult.model_validate(data))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Cascade:
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Cascade) and self.result == other.result
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<Cascade coverage={self.coverage} hallucinations={self.hallucinations.numerator} "
+                f"claims={len(self.claims)} complete={self.complete}>")
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:
+    """One single-atom claim per quantity and quote, so each is traced along its own path."""
+    atoms: list[ClaimRecord] = []
+    for q in claim.quantities:
+        atoms.append(claim.model_copy(update={"quantities": [q], "quotes": [], "references": []}))
+    for qt in claim.quotes:
+        atoms.append(claim.model_copy(update={"quantities": [], "quotes": [qt], "references": []}))
+    return atoms
+
+
+def _origin_of_unbacked(traces: list[_AtomTrace]) -> str | None:
+    dead = sorted(t.introduced_by for t in traces if t.introduced_by)
+    return dead[0] if dead else None
+
+
+def _dedupe(links: list[ChainLink]) -> list[ChainLink]:
+    seen: set[tuple[str, str, int]] = set()
+    out: list[ChainLink] = []
+    for link in links:
+        key = (link.node, link.file, link.line)
+        if key not in seen:
+            seen.add(key)
+            out.append(link)
+    return out
+
+
+def _label(record: FileRecord) -> str | None:
+    if record.tool:
+        return record.tool
+    if record.kind == "input":
+        return "input"
+    return record.node
+
+
+def _line_text(trace_dir: Path, evidence: Evidence) -> str:
+    """The whole line holding the evidence, stripped: what a reviewer reads in a chain link."""
+    try:
+        lines = (trace_dir / evidence.file).read_text(encoding="utf-8").splitlines()
+        return lines[evidence.line - 1].strip()
+    except (OSError, IndexError):
+        return evidence.text
