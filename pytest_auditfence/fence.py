@@ -1,0 +1,677 @@
+"""The fence gate: sandboxed, recorded search over an audit unit's sources and the submission gate.
+
+Owns `Source`, `SearchHit`, `SearchRecord`, `Submission`, `Fence` and the file store both backends share.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sysconfig
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_auditfence.errors import FenceError
+from pytest_auditfence.models import Evidence
+
+BACKENDS: tuple[str, ...] = ("python", "ripgrep")
+FENCE_STATE_VERSION = 1
+
+REASON_NO_SEARCH = "No search calls recorded"
+REASON_NO_MATCH = "Evidence does not match any recent search result"
+REASON_NOT_IN_DOCUMENT = "Claim text not found in the document under audit"
+REASON_ENFORCEMENT_OFF = "Enforcement off for this claim; checks recorded only"
+
+
+def reason_too_short(length: int, minimum: int) -> str:
+    return f"Evidence too short ({length} < {minimum})"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Source(_Model):
+    """One searchable file of an audit unit."""
+
+    path: str = Field(description="POSIX path relative to the fence root (the trace folder)")
+    node: str = Field(description="node that produced it ('__input__' for the user's input)")
+    kind: str = Field(description="a manifest FileKind: tool_call, node_output, input, retriever, artifact...")
+    sha256: str
+    label: str | None = Field(default=None, description="tool name / passage id, used to resolve references")
+
+    @classmethod
+    def from_file(cls, root: str | Path, path: str, *, node: str, kind: str, label: str | None = None) -> Source:
+        """A source for an existing file under `root`, its sha256 computed from the bytes on disk."""
+        digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+        return cls(path=path, node=node, kind=kind, sha256=digest, label=label)
+
+
+class SearchHit(_Model):
+    source: str = Field(description="path of the source file")
+    node: str
+    line: int = Field(ge=1, description="1-based line number")
+    offset: int = Field(ge=0, description="character offset of the line start in the file")
+    text: str = Field(description="the whole line, without its line break")
+    sha256: str
+
+
+class SearchRecord(_Model):
+    seq: int
+    query: str
+    hits: list[SearchHit] = Field(default_factory=list)
+    regex: bool = False
+    truncated: bool = Field(default=False, description="more lines matched than max_hits")
+
+
+class Submission(_Model):
+    seq: int
+    claim: str
+    claim_in_document: str
+    evidence: str
+    finding: str
+    accepted: bool
+    reason: str | None = None
+    evidence_location: SearchHit | None = None
+    skipped: bool = False
+    enforced: bool = True
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class FenceState(_Model):
+    """What `Fence.to_dict()` exports: everything but the root folder and an enforcement callable."""
+
+    format_version: int = FENCE_STATE_VERSION
+    name: str
+    sources: list[Source]
+    document: str
+    min_evidence_length: int
+    history_window: int
+    backend: str
+    enforce: bool | None = Field(description="None when a callable decided per claim (not serialisable)")
+    skip_patterns: list[str]
+    linked: list[str] = Field(default_factory=list, description="names of upstream fences")
+    seq: int
+    history: list[SearchRecord]
+    submissions: list[Submission]
+
+
+# -- text normalisation ------------------------------------------------------------------------
+
+_WS = re.compile(r"\s+")
+# Markdown emphasis and code marks: a claim quoted from rendered text lacks them.
+_EMPHASIS = re.compile(r"(\*\*|__|~~|[*_`])")
+
+
+def normalise_whitespace(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def normalise_markdown(text: str) -> str:
+    return normalise_whitespace(_EMPHASIS.sub("", text))
+
+
+def whitespace_pattern(query: str) -> str:
+    """A regex source matching `query` literally, any whitespace run matching any other run."""
+    return r"\s+".join(_escape(token) for token in query.split())
+
+
+# Escapes valid for both Python `re` and the Rust regex engine of ripgrep.
+_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+def _escape(token: str) -> str:
+    return "".join("\\" + ch if ch in _META else ch for ch in token)
+
+
+# -- the file store ------------------------------------------------------------------------------
+
+
+class LoadedFile:
+    """A source file read once: text, line starts, sha256; lines are cut on demand."""
+
+    __slots__ = ("path", "text", "starts", "sha256")
+
+    def __init__(self, path: str, text: str, sha256: str) -> None:
+        self.path = path
+        self.text = text
+        self.sha256 = sha256
+        # line i (0-based) starts at starts[i]; split is C-speed even on 100 MB
+        self.starts = [0, *accumulate(len(part) + 1 for part in text.split("\n"))][:-1]
+
+    @property
+    def line_count(self) -> int:
+        return len(self.starts)
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number holding character `offset`."""
+        return bisect_right(self.starts, offset)
+
+    def line_span(self, line: int) -> tuple[int, int]:
+        """(start, end) offsets of 1-based `line`, end before the line break and any '\\r'."""
+        start = self.starts[line - 1]
+        end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
+        if end > start and self.text[end - 1] == "\r":
+            end -= 1
+        return start, end
+
+    def line_text(self, line: int) -> str:
+        start, end = self.line_span(line)
+        return self.text[start:end]
+
+
+class FileStore:
+    """Loads each source file once and checks it against its recorded sha256 (fail closed)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._files: dict[tuple[str, str], LoadedFile] = {}
+
+    def load(self, source: Source) -> LoadedFile:
+        key = (source.path, source.sha256)
+        cached = self._files.get(key)
+        if cached is not None:
+            return cached
+        path = self.root / source.path
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise FenceError(
+                f"source {source.path!r}: cannot be read ({exc.strerror or exc}); the fence root is "
+                f"{self.root}. Pass the trace folder the files were captured into as root."
+            ) from exc
+        digest = hashlib.sha256(data).hexdigest()
+        if digest != source.sha256:
+            raise FenceError(
+                f"source {source.path!r}: sha256 on disk is {digest[:12]}..., the source records "
+                f"{source.sha256[:12]}...; the file changed after capture. Capture the run again, or build "
+                f"the Source with Source.from_file() if the file is meant to be new."
+            )
+        loaded = LoadedFile(source.path, data.decode("utf-8", errors="replace"), digest)
+        self._files[key] = loaded
+        return loaded
+
+
+def _check_sandbox(root: Path, source: Source) -> None:
+    raw = source.path
+    fix = "Give the path relative to the fence root, with no '..', and keep the file inside the root."
+    if not raw or raw.strip() != raw:
+        raise FenceError(f"source path {raw!r}: empty or padded with spaces. {fix}")
+    if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute() or PureWindowsPath(raw).drive:
+        raise FenceError(f"source path {raw!r}: absolute paths are outside the sandbox of root {root}. {fix}")
+    if "\\" in raw:
+        raise FenceError(f"source path {raw!r}: use POSIX separators ('/'). {fix}")
+    if ".." in PurePosixPath(raw).parts:
+        raise FenceError(f"source path {raw!r}: '..' leaves the sandbox of root {root}. {fix}")
+    resolved = (root / raw).resolve()
+    if not resolved.is_relative_to(root):
+        raise FenceError(
+            f"source path {raw!r}: resolves to {resolved}, outside the fence root {root} (a symlink that "
+            f"escapes the sandbox). {fix}"
+        )
+    if not resolved.is_file():
+        raise FenceError(f"source path {raw!r}: no such file under the fence root {root}. {fix}")
+
+
+# -- search backends --------------------------------------------------------------------------------
+
+
+def find_ripgrep() -> str:
+    """The `rg` binary: the one installed next to this Python (pip's `ripgrep`), else on PATH."""
+    scripts = sysconfig.get_path("scripts")
+    for name in ("rg", "rg.exe"):
+        candidate = Path(scripts) / name if scripts else None
+        if candidate is not None and candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("rg")
+    if found:
+        return found
+    raise FenceError(
+        "backend 'ripgrep': no `rg` binary next to this Python or on PATH. "
+        "Install it with `pip install 'pytest-auditfence[ripgrep]'` (ripgrep==14.1.0), or use backend='python'."
+    )
+
+
+def _compile(query: str, regex: bool, ignore_case: bool, whitespace_insensitive: bool) -> re.Pattern[str]:
+    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
+    if regex:
+        source = query
+    elif whitespace_insensitive:
+        source = whitespace_pattern(query)
+    else:
+        source = re.escape(query)
+    try:
+        return re.compile(source, flags)
+    except re.error as exc:
+        raise FenceError(
+            f"search query {query!r}: not a valid regular expression ({exc}). Escape it, or pass regex=False "
+            f"for a literal search."
+        ) from exc
+
+
+def _python_lines(pattern: re.Pattern[str], loaded: LoadedFile, regex: bool) -> Iterable[int]:
+    """1-based numbers of the lines a match touches, in file order, each once."""
+    last = 0
+    for match in pattern.finditer(loaded.text):
+        start, end = match.span()
+        if end == start:
+            continue
+        if regex and "\n" in match.group():
+            continue  # regex searches are line-oriented, as in ripgrep
+        first, final = loaded.line_of(start), loaded.line_of(end - 1)
+        for line in range(max(first, last + 1), final + 1):
+            yield line
+        last = max(last, final)
+
+
+def _ripgrep_lines(
+    query: str, paths: list[Path], *, regex: bool, ignore_case: bool, whitespace_insensitive: bool
+) -> dict[str, set[int]]:
+    """Lines matched per file path (as passed), from `rg --json`."""
+    pattern = query if regex else (whitespace_pattern(query) if whitespace_insensitive else query)
+    args = [find_ripgrep(), "--json", "--no-config", "--no-ignore", "--hidden", "--text"]
+    if not regex and not whitespace_insensitive:
+        args.append("--fixed-strings")
+    if not regex and whitespace_insensitive and len(query.split()) > 1:
+        args.append("--multiline")
+    args.append("--ignore-case" if ignore_case else "--case-sensitive")
+    args += ["--regexp", pattern, "--", *map(str, paths)]
+    proc = subprocess.run(args, capture_output=True, check=False)
+    if proc.returncode not in (0, 1):
+        raise FenceError(
+            f"search query {query!r}: ripgrep failed (exit {proc.returncode}): "
+            f"{proc.stderr.decode(errors='replace').strip()[:300]}. Use backend='python' or fix the query."
+        )
+    found: dict[str, set[int]] = {}
+    for raw in proc.stdout.splitlines():
+        event = json.loads(raw)
+        if event.get("type") != "match":
+            continue
+        data = event["data"]
+        path = data["path"].get("text") or data["path"].get("bytes", "")
+        block = data["lines"].get("text")
+        if block is None:
+            continue
+        encoded = block.encode("utf-8")
+        lines = found.setdefault(path, set())
+        for sub in data["submatches"]:
+            if sub["end"] == sub["start"]:
+                continue
+            first = encoded.count(b"\n", 0, sub["start"])
+            final = encoded.count(b"\n", 0, sub["end"] - 1)
+            lines.update(range(data["line_number"] + first, data["line_number"] + final + 1))
+    return found
+
+
+# -- the fence ----------------------------------------------------------------------------------------------
+
+
+class Fence:
+    """Search over one audit unit's sources, then submit findings through the validation gate."""
+
+    def __init__(
+        self,
+        root: str | Path,
+        sources: Sequence[Source],
+        document: str,
+        *,
+        name: str = "unit",
+        min_evidence_length: int = 20,
+        history_window: int = 8,
+        backend: str = "python",
+        enforce: bool | Callable[[str], bool] = True,
+        skip_patterns: Sequence[str] = (),
+        store: FileStore | None = None,
+    ) -> None:
+        root_path = Path(root)
+        if not root_path.is_dir():
+            raise FenceError(f"fence {name!r}: root {root_path} is not a folder; pass the trace folder as root.")
+        self.root = root_path.resolve()
+        if backend not in BACKENDS:
+            raise FenceError(f"fence {name!r}: backend {backend!r} unknown; choose one of {', '.join(BACKENDS)}.")
+        if backend == "ripgrep":
+            find_ripgrep()
+        if min_evidence_length < 1:
+            raise FenceError(f"fence {name!r}: min_evidence_length {min_evidence_length} must be at least 1.")
+        if history_window < 1:
+            raise FenceError(f"fence {name!r}: history_window {history_window} must be at least 1.")
+        if not (isinstance(enforce, bool) or callable(enforce)):
+            raise FenceError(
+                f"fence {name!r}: enforce must be True, False or a callable(claim) -> bool, "
+                f"got {type(enforce).__name__}."
+            )
+        compiled: list[re.Pattern[str]] = []
+        for pattern in skip_patterns:
+            try:
+                compiled.append(re.compile(pattern))
+            except re.error as exc:
+                raise FenceError(
+                    f"fence {name!r}: skip pattern {pattern!r} is not a valid regular expression ({exc}); "
+                    f"escape it with re.escape() for a literal."
+                ) from exc
+        seen: set[str] = set()
+        for source in sources:
+            if not isinstance(source, Source):
+                raise FenceError(f"fence {name!r}: sources must be Source objects, got {type(source).__name__}.")
+            _check_sandbox(self.root, source)
+            if source.path in seen:
+                raise FenceError(f"fence {name!r}: source {source.path!r} listed twice; list each file once.")
+            seen.add(source.path)
+        self.name = name
+        self.sources: list[Source] = list(sources)
+        self.document = document
+        self.min_evidence_length = min_evidence_length
+        self.history_window = history_window
+        self.backend = backend
+        self.enforce = enforce
+        self.skip_patterns: list[str] = list(skip_patterns)
+        self._skip = compiled
+        self.store = store if store is not None and store.root == self.root else FileStore(self.root)
+        self.history: list[SearchRecord] = []
+        self.submissions: list[Submission] = []
+        self.upstream: list[Fence] = []
+        self._seq = 0
+        self._by_path = {s.path: s for s in self.sources}
+        self._normalised_document = normalise_markdown(document)
+
+    # -- state -------------------------------------------------------------------------------------
+    @property
+    def rejections(self) -> list[Submission]:
+        return [s for s in self.submissions if not s.accepted and not s.skipped]
+
+    @property
+    def accepted(self) -> list[Submission]:
+        return [s for s in self.submissions if s.accepted]
+
+    @property
+    def skipped(self) -> list[Submission]:
+        return [s for s in self.submissions if s.skipped]
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "accepted": len(self.accepted),
+            "rejected": len(self.rejections),
+            "searches": len(self.history),
+            "skipped": len(self.skipped),
+            "submissions": len(self.submissions),
+            "unenforced": sum(1 for s in self.submissions if not s.enforced and not s.skipped),
+        }
+
+    def set_document(self, document: str) -> None:
+        self.document = document
+        self._normalised_document = normalise_markdown(document)
+
+    def link(self, *upstream: Fence) -> None:
+        """Let evidence cite the recent search results of upstream fences too."""
+        for fence in upstream:
+            if not isinstance(fence, Fence):
+                raise FenceError(f"fence {self.name!r}: link() takes Fence objects, got {type(fence).__name__}.")
+            if fence is self:
+                raise FenceError(f"fence {self.name!r}: cannot link a fence to itself.")
+            if fence not in self.upstream:
+                self.upstream.append(fence)
+
+    def source(self, path: str) -> Source:
+        try:
+            return self._by_path[path]
+        except KeyError:
+            known = ", ".join(sorted(self._by_path)) or "(none)"
+            raise FenceError(
+                f"fence {self.name!r}: {path!r} is not one of its sources; it searches only: {known}."
+            ) from None
+
+    def _next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    # -- search ----------------------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        regex: bool = False,
+        max_hits: int = 50,
+        whitespace_insensitive: bool = True,
+        ignore_case: bool = True,
+        sources: Sequence[str] | None = None,
+    ) -> SearchRecord:
+        """Lines of the unit's sources that match `query`, in source order then line order; recorded.
+
+        `sources` narrows the search to some of the unit's files (paths); it never widens the sandbox.
+        """
+        if not isinstance(query, str) or not query.strip():
+            raise FenceError(f"fence {self.name!r}: search query {query!r} is empty; search for a phrase.")
+        if max_hits < 1:
+            raise FenceError(f"fence {self.name!r}: max_hits {max_hits} must be at least 1.")
+        chosen = self.sources if sources is None else [self.source(p) for p in sources]
+        if not regex:
+            query_text = query.strip() if whitespace_insensitive else query
+        else:
+            query_text = query
+        if self.backend == "ripgrep":
+            by_path = _ripgrep_lines(
+                query_text,
+                [self.root / s.path for s in chosen],
+                regex=regex,
+                ignore_case=ignore_case,
+                whitespace_insensitive=whitespace_insensitive,
+            )
+            matched = {s.path: sorted(by_path.get(str(self.root / s.path), ())) for s in chosen}
+            line_iter: Callable[[Source], Iterable[int]] = lambda s: matched[s.path]  # noqa: E731
+        else:
+            pattern = _compile(query_text, regex, ignore_case, whitespace_insensitive)
+            line_iter = lambda s: _python_lines(pattern, self.store.load(s), regex)  # noqa: E731
+        hits: list[SearchHit] = []
+        truncated = False
+        for source in chosen:
+            if truncated:
+                break
+            for line in line_iter(source):
+                if len(hits) == max_hits:
+                    truncated = True
+                    break
+                loaded = self.store.load(source)
+                start, _ = loaded.line_span(line)
+                hits.append(
+                    SearchHit(
+                        source=source.path,
+                        node=source.node,
+                        line=line,
+                        offset=start,
+                        text=loaded.line_text(line),
+                        sha256=source.sha256,
+                    )
+                )
+        record = SearchRecord(seq=self._next_seq(), query=query, hits=hits, regex=regex, truncated=truncated)
+        self.history.append(record)
+        return record
+
+    # -- submit ----------------------------------------------------------------------------------------
+    def _recent_records(self) -> list[SearchRecord]:
+        records = self.history[-self.history_window :]
+        for fence in self.upstream:
+            records = records + fence.history[-fence.history_window :]
+        return records
+
+    def _match_evidence(self, evidence: str) -> SearchHit | None:
+        wanted = normalise_whitespace(evidence)
+        for record in self._recent_records():
+            for run in _consecutive_runs(record.hits):
+                parts = [normalise_whitespace(hit.text) for hit in run]
+                joined = " ".join(parts)
+                at = joined.find(wanted)
+                if at < 0:
+                    continue
+                starts = list(accumulate((len(p) + 1 for p in parts), initial=0))
+                return run[bisect_right(starts, at) - 1]
+        return None
+
+    def _skip_pattern(self, claim: str, finding: str) -> str | None:
+        for compiled in self._skip:
+            if compiled.search(claim) or compiled.search(finding):
+                return compiled.pattern
+        return None
+
+    def _enforced(self, claim: str) -> bool:
+        if callable(self.enforce):
+            return bool(self.enforce(claim))
+        return self.enforce
+
+    def submit(self, claim: str, claim_in_document: str, evidence: str, finding: str, **extra: Any) -> Submission:
+        """Record a finding; accepted only when it passes the gate (see the module docs of the seed table)."""
+        for label, value in (
+            ("claim", claim),
+            ("claim_in_document", claim_in_document),
+            ("evidence", evidence),
+            ("finding", finding),
+        ):
+            if not isinstance(value, str):
+                raise FenceError(f"fence {self.name!r}: submit({label}=...) must be a str, got {type(value).__name__}.")
+        seq = self._next_seq()
+        base = dict(seq=seq, claim=claim, claim_in_document=claim_in_document, evidence=evidence, finding=finding)
+        pattern = self._skip_pattern(claim, finding)
+        if pattern is not None:
+            submission = Submission(
+                **base, accepted=False, skipped=True, reason=f"Matched skip pattern {pattern!r}", extra=extra
+            )
+            self.submissions.append(submission)
+            return submission
+        reason: str | None = None
+        location: SearchHit | None = None
+        length = len(evidence.strip())
+        if not self.history:
+            reason = REASON_NO_SEARCH
+        elif length < self.min_evidence_length:
+            reason = reason_too_short(length, self.min_evidence_length)
+        else:
+            location = self._match_evidence(evidence)
+            if location is None:
+                reason = REASON_NO_MATCH
+            elif normalise_markdown(claim_in_document) not in self._normalised_document or not claim_in_document.strip():
+                reason = REASON_NOT_IN_DOCUMENT
+        enforced = self._enforced(claim)
+        submission = Submission(
+            **base,
+            accepted=reason is None or not enforced,
+            reason=reason,
+            evidence_location=location,
+            enforced=enforced,
+            extra=extra,
+        )
+        self.submissions.append(submission)
+        return submission
+
+    def evidence_for(self, submission: Submission, *, atom: str | None = None) -> Evidence:
+        """The accepted evidence as it stands verbatim in its file: text, node, file, line, offset, sha256."""
+        where = submission.evidence_location
+        if not submission.accepted or where is None:
+            raise FenceError(
+                f"fence {self.name!r}: submission {submission.seq} was not accepted with a located evidence "
+                f"({submission.reason or 'skipped'}); only accepted evidence has a place in a file."
+            )
+        loaded = self._load_path(where.source)
+        pattern = re.compile(whitespace_pattern(submission.evidence))
+        match = pattern.search(loaded.text, where.offset)
+        if match is None:  # the gate located it, so this means the file store changed under us
+            raise FenceError(f"fence {self.name!r}: evidence of submission {submission.seq} vanished from {where.source!r}.")
+        return Evidence(
+            text=match.group(),
+            node=where.node,
+            file=where.source,
+            line=loaded.line_of(match.start()),
+            offset=match.start(),
+            sha256=where.sha256,
+            atom=atom,
+        )
+
+    def _load_path(self, path: str) -> LoadedFile:
+        for fence in (self, *self.upstream):
+            if path in fence._by_path:
+                return fence.store.load(fence._by_path[path])
+        raise FenceError(f"fence {self.name!r}: {path!r} is in neither this fence nor a linked one.")
+
+    # -- persistence ---------------------------------------------------------------------------------------------
+    def state(self) -> FenceState:
+        return FenceState(
+            name=self.name,
+            sources=self.sources,
+            document=self.document,
+            min_evidence_length=self.min_evidence_length,
+            history_window=self.history_window,
+            backend=self.backend,
+            enforce=self.enforce if isinstance(self.enforce, bool) else None,
+            skip_patterns=self.skip_patterns,
+            linked=[f.name for f in self.upstream],
+            seq=self._seq,
+            history=self.history,
+            submissions=self.submissions,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready state (no root folder, so it compares across machines); see `from_dict`."""
+        return self.state().model_dump(mode="json")
+
+    @classmethod
+    def from_dict(
+        cls,
+        data: dict[str, Any],
+        root: str | Path,
+        *,
+        enforce: bool | Callable[[str], bool] | None = None,
+        store: FileStore | None = None,
+    ) -> Fence:
+        """Rebuild a fence from `to_dict()`; linked fences are re-linked by the caller (`link`)."""
+        state = FenceState.model_validate(data)
+        if state.format_version != FENCE_STATE_VERSION:
+            raise FenceError(
+                f"fence state {state.name!r}: format_version {state.format_version}, this version reads "
+                f"{FENCE_STATE_VERSION}; run the audit again."
+            )
+        if state.enforce is None and enforce is None:
+            raise FenceError(
+                f"fence state {state.name!r}: enforcement was a callable, which JSON cannot hold; pass "
+                f"enforce=<the callable> to Fence.from_dict()."
+            )
+        fence = cls(
+            root,
+            state.sources,
+            state.document,
+            name=state.name,
+            min_evidence_length=state.min_evidence_length,
+            history_window=state.history_window,
+            backend=state.backend,
+            enforce=state.enforce if enforce is None else enforce,
+            skip_patterns=state.skip_patterns,
+            store=store,
+        )
+        fence.history = list(state.history)
+        fence.submissions = list(state.submissions)
+        fence._seq = state.seq
+        return fence
+
+    def __repr__(self) -> str:
+        c = self.counts()
+        return (
+            f"Fence({self.name!r}, sources={len(self.sources)}, searches={c['searches']}, "
+            f"accepted={c['accepted']}, rejected={c['rejected']}, skipped={c['skipped']})"
+        )
+
+
+def _consecutive_runs(hits: Sequence[SearchHit]) -> list[list[SearchHit]]:
+    """Hits grouped into runs of consecutive lines of one file (a wrapped phrase spans such a run)."""
+    runs: list[list[SearchHit]] = []
+    for hit in hits:
+        if runs and runs[-1][-1].source == hit.source and runs[-1][-1].line + 1 == hit.line:
+            runs[-1].append(hit)
+        else:
+            runs.append([hit])
+    return runs
