@@ -1,7 +1,505 @@
 """The pytest glue: the only module of the package that imports pytest.
 
-Registers the `fence` marker, the `--fence-*` options and the fixtures; everything else lives in
-modules that never import pytest.
+Registers the `fence` marker, the `--fence-*` options, hooks and fixtures; capture, audit, reports and
+snapshots live in modules that never import pytest and are imported here only when a test needs them.
 """
 
 from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_auditfence import settings as fence_settings
+from pytest_auditfence.settings import MARKER_NAME, RECORD_MODES, FenceSettings, SettingsError
+
+if TYPE_CHECKING:
+    from pytest_auditfence.report import BaselineComparison, FenceReport, TestEntry
+
+WORKEROUTPUT_KEY = "auditfence_entries"
+HTML_WRITER_MODULE = "pytest_auditfence.html"  # must offer write_html(report: FenceReport, path: Path)
+
+# CLI option dest -> setting name; only these settings have a command-line layer.
+_CLI_SETTINGS = {"fence_record_mode": "record_mode", "fence_trace_dir": "trace_dir"}
+
+
+@dataclass
+class _SessionState:
+    ini: dict[str, Any]
+    cli: dict[str, Any]
+    entries: list[Any] = field(default_factory=list)  # TestEntry, from this process or from workers
+    fenced_seen: set[str] = field(default_factory=set)  # node ids whose reports carried fence numbers
+    ran: set[str] = field(default_factory=set)
+    problems: list[str] = field(default_factory=list)
+    report: Any = None
+    comparison: Any = None
+    gate_lines: list[str] = field(default_factory=list)
+
+
+_STATE = pytest.StashKey[_SessionState]()
+_MARKER_KWARGS = pytest.StashKey[dict[str, Any]]()
+_SETTINGS = pytest.StashKey[FenceSettings]()
+_SNAPSHOT = pytest.StashKey[Any]()
+_AUDIT_ERROR = pytest.StashKey[str]()
+_LLM = pytest.StashKey[Any]()
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+# -- options, ini, marker, hooks -------------------------------------------------------------------
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("auditfence", "claim-to-source traceability (pytest-auditfence)")
+    group.addoption("--fence-report", dest="fence_report", metavar="PATH", default=None,
+                    help="write the session's fence results as sorted, schema-versioned JSON to PATH")
+    group.addoption("--fence-baseline", dest="fence_baseline", metavar="PATH", default=None,
+                    help="compare with a committed fence report: any test whose coverage drops or whose "
+                         "hallucinations rise fails the session")
+    group.addoption("--fence-update-baseline", dest="fence_update_baseline", action="store_true", default=False,
+                    help="write this session's results to the --fence-baseline file instead of comparing")
+    group.addoption("--fence-md-summary", dest="fence_md_summary", metavar="PATH", default=None,
+                    help="write a markdown table of fenced tests to PATH (e.g. $GITHUB_STEP_SUMMARY)")
+    group.addoption("--fence-record-mode", dest="fence_record_mode", default=None, choices=RECORD_MODES,
+                    help=f"cassette record mode for LLM audits: {', '.join(RECORD_MODES)} "
+                         f"(default: ini fence_record_mode, else none = replay only)")
+    group.addoption("--fence-html", dest="fence_html", metavar="PATH", default=None,
+                    help="write a self-contained HTML page of every fenced test's evidence chains to PATH")
+    group.addoption("--fence-trace-dir", dest="fence_trace_dir", metavar="DIR", default=None,
+                    help="keep each fenced test's capture in DIR/<test id> instead of tmp_path")
+    for key, text in fence_settings.INI_HELP.items():
+        parser.addini(key, text, default="")
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from pytest_auditfence import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", fence_settings.marker_signature())
+    try:
+        ini = fence_settings.parse_ini({key: config.getini(key) for key in fence_settings.INI_HELP})
+    except SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    cli = {name: getattr(config.option, dest, None) for dest, name in _CLI_SETTINGS.items()}
+    config.stash[_STATE] = _SessionState(ini=ini, cli=cli)
+    config.pluginmanager.register(DefaultHooks(), "auditfence-defaults")
+    if not _is_worker(config):
+        config.pluginmanager.register(_ReportTracker(config.stash[_STATE]), "auditfence-tracker")
+        _check_report_options(config)
+
+
+def _check_report_options(config: pytest.Config) -> None:
+    opt = config.option
+    if opt.fence_update_baseline and not opt.fence_baseline:
+        raise pytest.UsageError(
+            "--fence-update-baseline needs the file to write: add --fence-baseline=PATH "
+            "(e.g. --fence-baseline=fence-baseline.json --fence-update-baseline)"
+        )
+    if opt.fence_baseline and not opt.fence_update_baseline and not Path(opt.fence_baseline).is_file():
+        raise pytest.UsageError(
+            f"--fence-baseline: {opt.fence_baseline} does not exist. Create it from a good run with: "
+            f"pytest --fence-baseline={opt.fence_baseline} --fence-update-baseline"
+        )
+    if opt.fence_html:
+        import importlib.util
+
+        if importlib.util.find_spec(HTML_WRITER_MODULE) is None:
+            raise pytest.UsageError(
+                f"--fence-html={opt.fence_html}: the HTML report writer ({HTML_WRITER_MODULE}) is not part of "
+                f"this pytest-auditfence version; use --fence-report=PATH for the JSON report instead"
+            )
+
+
+# -- collection: validate every fence marker up front ----------------------------------------------
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash[_STATE]
+    problems: list[str] = []
+    for item in items:
+        marker = item.get_closest_marker(MARKER_NAME)
+        if marker is None:
+            continue
+        try:
+            for each in item.iter_markers(MARKER_NAME):
+                fence_settings.validate_marker(each.args, each.kwargs)
+            kwargs = fence_settings.validate_marker(marker.args, marker.kwargs)
+            fence_settings.resolve_settings(cli=state.cli, marker=kwargs, ini=state.ini)
+        except SettingsError as exc:
+            problems.append(f"{item.nodeid}: @pytest.mark.fence: {exc}")
+            continue
+        if "fence_snapshot" not in getattr(item, "fixturenames", ()):
+            problems.append(
+                f"{item.nodeid}: @pytest.mark.fence audits the run captured by the fence_snapshot fixture, "
+                f"but the test does not use it; add fence_snapshot to the test's arguments and run the "
+                f"graph with config=fence_snapshot.config()"
+            )
+            continue
+        item.stash[_MARKER_KWARGS] = kwargs
+    if problems:
+        raise pytest.UsageError("invalid fence marker(s):\n  " + "\n  ".join(problems))
+
+
+# -- fixtures ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fence_config() -> dict[str, Any]:
+    """Settings for fenced tests of this scope (min_coverage, mode, policy, ...); override it in a
+    conftest.py at any scope. Precedence: command line > fence marker > this fixture > ini > default."""
+    return {}
+
+
+@pytest.fixture
+def fence_llm() -> Any:
+    """The chat model for `mode="llm"` audits; None (deterministic only) unless you override it."""
+    return None
+
+
+def _settings_for(item: pytest.Item, fixture_values: Any) -> FenceSettings:
+    state = item.config.stash[_STATE]
+    if not isinstance(fixture_values, dict):
+        raise pytest.UsageError(
+            f"the fence_config fixture must return a dict of settings, it returned {type(fixture_values).__name__}"
+        )
+    try:
+        return fence_settings.resolve_settings(
+            cli=state.cli, marker=item.stash.get(_MARKER_KWARGS, None), fixture=fixture_values, ini=state.ini
+        )
+    except SettingsError as exc:
+        raise pytest.UsageError(f"{item.nodeid}: {exc}") from None
+
+
+def _folder_name(nodeid: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("_")
+    if len(safe) > 120 or safe != nodeid:
+        # Different ids can sanitise alike ("a/b" and "a_b"); a short digest keeps the folders apart.
+        safe = f"{safe[:110]}-{hashlib.sha256(nodeid.encode()).hexdigest()[:8]}"
+    return safe
+
+
+def _redactor(config: pytest.Config) -> Callable[[str], str]:
+    chain = [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
+
+    def redact(text: str) -> str:
+        for f in chain:
+            text = f(text)
+        return text
+
+    return redact
+
+
+@pytest.fixture
+def fence_snapshot(
+    request: pytest.FixtureRequest, tmp_path: Path, fence_config: dict[str, Any], fence_llm: Any
+) -> Iterator[Any]:
+    """A `Snapshot` in a per-test folder (tmp_path, or --fence-trace-dir/<test id>); pass
+    `config=fence_snapshot.config()` to the graph and record the final document with `set_report`."""
+    from pytest_auditfence.snapshot import Snapshot
+
+    item = request.node
+    settings = _settings_for(item, fence_config)
+    item.stash[_SETTINGS] = settings
+    item.stash[_LLM] = fence_llm
+    folder = Path(settings.trace_dir) / _folder_name(item.nodeid) if settings.trace_dir else tmp_path / "fence-trace"
+    snap = Snapshot(folder, replace=True, redact=_redactor(item.config))
+    item.stash[_SNAPSHOT] = snap
+    yield snap
+    snap.finalize()
+
+
+def _run_audit(item: pytest.Item, settings: FenceSettings, snap: Any, final_document: str | None, llm: Any) -> Any:
+    from pytest_auditfence.errors import AuditError
+
+    snap.finalize()
+    manifest = snap.load_manifest()
+    if settings.mode == "llm" and llm is None:
+        raise AuditError(
+            "mode='llm' needs a chat model: override the fence_llm fixture to return one "
+            "(e.g. ChatOpenAI(...)), or use mode='deterministic'"
+        )
+    return item.config.hook.pytest_auditfence_audit(
+        item=item,
+        settings=settings,
+        manifest=manifest,
+        trace_dir=snap.trace_dir,
+        final_document=final_document,
+        llm=llm if settings.mode == "llm" else None,
+    )
+
+
+@pytest.fixture
+def fence_audit(request: pytest.FixtureRequest, fence_snapshot: Any, fence_llm: Any) -> Callable[..., Any]:
+    """`fence_audit(final_document=None)` audits this test's capture now and returns the cascade;
+    without a document it audits the report recorded with `fence_snapshot.set_report`."""
+    item = request.node
+
+    def audit(final_document: str | None = None) -> Any:
+        return _run_audit(item, item.stash[_SETTINGS], fence_snapshot, final_document, fence_llm)
+
+    return audit
+
+
+@pytest.fixture
+def chain_snapshot(snapshot: Any) -> Any:
+    """syrupy's `snapshot` with the evidence-chain extension: `assert cascade.evidence_chains() == chain_snapshot`."""
+    from pytest_auditfence.chain_snapshot import EvidenceChainExtension
+
+    return snapshot.use_extension(EvidenceChainExtension)
+
+
+# -- the audit of marked tests ---------------------------------------------------------------------
+
+
+class DefaultHooks:
+    """The default implementations of the `pytest_auditfence_*` hooks (trylast: users' run first)."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_auditfence_redactors(self, config: pytest.Config) -> list[Callable[[str], str]]:
+        from pytest_auditfence.redact import Redactor
+
+        return [Redactor().text]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_auditfence_audit(
+        self, item: pytest.Item, settings: FenceSettings, manifest: Any, trace_dir: Any,
+        final_document: str | None, llm: Any,
+    ) -> Any:
+        from pytest_auditfence.audit.cascade import audit_cascade_sync
+
+        options: dict[str, Any] = {}
+        if settings.adversarial:
+            options["adversarial"] = True
+        return audit_cascade_sync(
+            manifest=manifest, trace_dir=trace_dir, final_document=final_document, llm=llm,
+            policy=settings.policy, **options,
+        )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_auditfence_checks(self, item: pytest.Item, settings: FenceSettings, cascade: Any) -> list[str]:
+        from pytest_auditfence.assertions import check_thresholds
+
+        return check_thresholds(
+            cascade.coverage, cascade.hallucinations,
+            min_coverage=settings.min_coverage, max_hallucinations=settings.max_hallucinations,
+        )
+
+
+def _scrub(text: str, *roots: Any) -> str:
+    # Absolute temp paths differ per run; the report must not.
+    for root, label in roots:
+        if root:
+            text = text.replace(str(root), label)
+    return text
+
+
+def _record(item: pytest.Item, entry: TestEntry) -> None:
+    item.config.stash[_STATE].entries.append(entry)
+    item.user_properties.append(("fence_outcome", entry.outcome))
+    if entry.coverage is not None and entry.hallucinations is not None:
+        item.user_properties.append(("fence_coverage", str(entry.coverage)))
+        item.user_properties.append(("fence_hallucinations", str(entry.hallucinations)))
+
+
+def _audit_error(item: pytest.Item, settings: FenceSettings | None, message: str, *, raise_later: bool = True) -> None:
+    from pytest_auditfence.report import TestEntry
+
+    snap = item.stash.get(_SNAPSHOT, None)
+    message = _scrub(
+        message,
+        (getattr(snap, "trace_dir", None), "<trace_dir>"),
+        (item.config.rootpath, "<rootdir>"),
+    )
+    thresholds = settings.thresholds() if settings else {}
+    _record(item, TestEntry(nodeid=item.nodeid, outcome="audit-error", thresholds=thresholds, errors=[message]))
+    if raise_later:
+        item.stash[_AUDIT_ERROR] = message
+
+
+def _audit_marked(item: pytest.Item) -> None:
+    from pytest_auditfence.assertions import render_cascade_failure
+    from pytest_auditfence.report import TestEntry
+
+    settings = item.stash.get(_SETTINGS, None)
+    snap = item.stash.get(_SNAPSHOT, None)
+    if settings is None or snap is None:
+        _audit_error(item, settings, "the fence marker found no capture: the fence_snapshot fixture was not set up")
+        return
+    try:
+        manifest = snap.finalize()
+        if not manifest.files or all(f.kind == "report" for f in manifest.files):
+            raise _NothingToAudit(
+                "captured nothing: no node or tool ran with the fence_snapshot callbacks; "
+                "run the graph with config=fence_snapshot.config()"
+            )
+        if manifest.report is None:
+            raise _NothingToAudit(
+                "set no report: the test body must record the final document with "
+                "fence_snapshot.set_report(text) so the marker knows what to audit"
+            )
+        cascade = _run_audit(item, settings, snap, None, item.stash.get(_LLM, None))
+    except Exception as exc:  # fail closed: any failure to audit is an audit error, never a pass
+        _audit_error(item, settings, f"fence audit error ({type(exc).__name__}): {exc}")
+        return
+    if not cascade.complete:
+        _audit_error(item, settings, "fence audit incomplete: " + ("; ".join(cascade.errors) or "no reason given"))
+        return
+    shortfalls = [s for group in item.config.hook.pytest_auditfence_checks(
+        item=item, settings=settings, cascade=cascade) for s in (group or [])]
+    outcome = "report-only" if settings.report_only else "fail" if shortfalls else "pass"
+    _record(item, TestEntry.from_claims(
+        item.nodeid, outcome, thresholds=settings.thresholds(), coverage=cascade.coverage,
+        hallucinations=cascade.hallucinations, claims=cascade.claims, shortfalls=shortfalls,
+    ))
+    if outcome == "fail":
+        pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
+
+
+class _NothingToAudit(Exception):
+    pass
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    if _MARKER_KWARGS not in item.stash:
+        return (yield)
+    try:
+        result = yield
+    except (pytest.skip.Exception, pytest.xfail.Exception):
+        raise
+    except BaseException as exc:
+        if isinstance(exc, Exception):
+            _audit_error(item, item.stash.get(_SETTINGS, None),
+                         f"the test body raised {type(exc).__name__} before the audit; nothing was audited",
+                         raise_later=False)  # the body's own failure is the report; no second error
+        raise
+    _audit_marked(item)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    result = yield
+    message = item.stash.get(_AUDIT_ERROR, None)
+    if message is not None:
+        # Raised in teardown so pytest reports an ERROR (the audit could not judge), not a FAILURE.
+        pytest.fail(message, pytrace=False)
+    return result
+
+
+# -- reports, xdist merge, baseline gate -----------------------------------------------------------
+
+
+class _ReportTracker:
+    """On the controller: which tests ran and which carried fence numbers (to detect lost results)."""
+
+    def __init__(self, state: _SessionState) -> None:
+        self.state = state
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "teardown":
+            return
+        self.state.ran.add(report.nodeid)
+        if any(key == "fence_outcome" for key, _ in report.user_properties):
+            self.state.fenced_seen.add(report.nodeid)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    from pytest_auditfence.report import TestEntry
+
+    state = node.config.stash[_STATE]
+    output = getattr(node, "workeroutput", None) or {}
+    if error is not None or WORKEROUTPUT_KEY not in output:
+        state.problems.append(
+            f"xdist worker {node.gateway.id} went down ({error or 'no results sent'}); "
+            f"fence results of the tests it ran are missing"
+        )
+        return
+    state.entries.extend(TestEntry.model_validate_json(text) for text in output[WORKEROUTPUT_KEY])
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    config = session.config
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        return
+    if _is_worker(config):
+        config.workeroutput[WORKEROUTPUT_KEY] = [e.model_dump_json() for e in state.entries]  # type: ignore[attr-defined]
+        return
+    opt = config.option
+    wanted = opt.fence_report or opt.fence_baseline or opt.fence_md_summary or opt.fence_html
+    if not (state.entries or state.problems or state.fenced_seen or wanted):
+        return
+    from pytest_auditfence.report import FenceReport
+
+    got = {e.nodeid for e in state.entries}
+    lost = sorted(state.fenced_seen - got)
+    problems = [*state.problems, *(f"{n}: its fence result never reached the controller" for n in lost)]
+    report = FenceReport.merge(state.entries, problems=problems)
+    config.hook.pytest_auditfence_modify_report(config=config, report=report)
+    state.report = report
+    if opt.fence_report:
+        report.write(opt.fence_report)
+    if opt.fence_md_summary:
+        Path(opt.fence_md_summary).write_text(report.markdown(), encoding="utf-8")
+    if opt.fence_html:
+        import importlib
+
+        importlib.import_module(HTML_WRITER_MODULE).write_html(report, Path(opt.fence_html))
+    failed = not report.complete
+    if opt.fence_update_baseline:
+        if report.complete:
+            report.write(opt.fence_baseline)
+            state.gate_lines = [f"fence baseline {opt.fence_baseline} updated ({len(report.tests)} test(s))"]
+        else:
+            state.gate_lines = [f"fence baseline {opt.fence_baseline} NOT updated: the report is incomplete"]
+    elif opt.fence_baseline:
+        comparison = _compare(report, opt.fence_baseline, state)
+        failed = failed or comparison is None or bool(comparison.regressions)
+    if failed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _compare(report: FenceReport, path: str, state: _SessionState) -> BaselineComparison | None:
+    from pytest_auditfence.report import FenceReport, ReportError, compare_to_baseline
+
+    try:
+        baseline = FenceReport.read(path)
+    except ReportError as exc:
+        state.gate_lines = [f"fence baseline error: {exc}"]
+        return None
+    comparison = compare_to_baseline(report, baseline, ran=state.ran, baseline_name=path)
+    state.comparison = comparison
+    state.gate_lines = comparison.lines()
+    return comparison
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is None or _is_worker(config) or state.report is None:
+        return
+    lines = state.report.lines() + state.gate_lines
+    if not lines:
+        return
+    terminalreporter.write_sep("-", "auditfence")
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
+def pytest_assertrepr_compare(config: pytest.Config, op: str, left: Any, right: Any) -> list[str] | None:
+    if not type(left).__module__.startswith("pytest_auditfence"):
+        return None
+    from pytest_auditfence.assertions import explain_comparison
+
+    return explain_comparison(op, left, right)

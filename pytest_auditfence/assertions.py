@@ -1,0 +1,222 @@
+"""Assertion helpers on audit results, and the dozen-line rendering of a failed audit.
+
+Works on any object with the cascade's attributes (claims, coverage, hallucinations, trace_claim);
+never imports pytest - helpers raise AssertionError with `__tracebackhide__` set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_auditfence.models import COVERED_VERDICTS, ClaimRecord, EvidenceChain, Ratio
+
+MAX_FAILURE_LINES = 12
+_TEXT_WIDTH = 90
+
+
+def _short(text: str, width: int = _TEXT_WIDTH) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def render_chain(chain: EvidenceChain | None) -> str:
+    """`report.md:3 <- write nodes/write.txt:4 <- tool lookup tools/lookup.txt:2` on one line."""
+    if chain is None or not chain.links:
+        return "(no evidence chain)"
+    hops = [f"{link.node} {link.file}:{link.line}" for link in chain.links]
+    tail = "" if chain.reaches_raw_data else "  [does not reach raw data]"
+    return " <- ".join(hops) + tail
+
+
+def check_thresholds(
+    coverage: Ratio, hallucinations: Ratio, *, min_coverage: float, max_hallucinations: int
+) -> list[str]:
+    """The shortfalls of an audit against thresholds, each naming both sides of the comparison."""
+    shortfalls = []
+    if coverage.value < min_coverage:
+        shortfalls.append(f"coverage {coverage} < min_coverage {min_coverage:.1%}")
+    if hallucinations.numerator > max_hallucinations:
+        shortfalls.append(f"hallucinations {hallucinations} > max_hallucinations {max_hallucinations}")
+    return shortfalls
+
+
+def render_failure(
+    *,
+    shortfalls: Sequence[str],
+    failing: Sequence[ClaimRecord],
+    chains: dict[str, EvidenceChain],
+    coverage: Ratio,
+    hallucinations: Ratio,
+    max_lines: int = MAX_FAILURE_LINES,
+) -> str:
+    """A failed audit in at most `max_lines` lines: why, then per failing claim its verdict, text,
+    introducing node and evidence chain; what does not fit is counted, never silently dropped."""
+    head = [
+        f"fence audit failed: {'; '.join(shortfalls) or 'claims failed'}",
+        f"coverage {coverage}, hallucinations {hallucinations}",
+    ]
+    body: list[str] = []
+    shown = 0
+    for claim in sorted(failing, key=lambda c: c.id):
+        block = [
+            f"{claim.id} {claim.verdict.value}: \"{_short(claim.claim)}\"",
+            f"    introduced by: {claim.introduced_by or 'unknown (no single node)'}",
+            f"    chain: {_short(render_chain(chains.get(claim.id)), 110)}",
+        ]
+        if len(head) + len(body) + len(block) + 1 > max_lines:
+            break
+        body += block
+        shown += 1
+    rest = len(failing) - shown
+    if rest:
+        body.append(f"... and {rest} more failing claim(s); see --fence-report=PATH for all of them")
+    return "\n".join(head + body)
+
+
+def _failing_claims(cascade: Any) -> list[ClaimRecord]:
+    return list(cascade.failing_claims())
+
+
+def _chains_for(cascade: Any, claims: Sequence[ClaimRecord]) -> dict[str, EvidenceChain]:
+    return {c.id: cascade.trace_claim(c) for c in claims}
+
+
+def render_cascade_failure(cascade: Any, shortfalls: Sequence[str]) -> str:
+    failing = _failing_claims(cascade)
+    return render_failure(
+        shortfalls=shortfalls,
+        failing=failing,
+        chains=_chains_for(cascade, failing),
+        coverage=cascade.coverage,
+        hallucinations=cascade.hallucinations,
+    )
+
+
+def _require_complete(cascade: Any) -> None:
+    __tracebackhide__ = True
+    if not cascade.complete:
+        errors = "; ".join(cascade.errors) or "no reason recorded"
+        raise AssertionError(f"the audit is incomplete, so nothing can be asserted on it: {errors}")
+
+
+def assert_traceable(cascade: Any, min_coverage: float = 1.0, max_hallucinations: int = 0) -> None:
+    """Fail unless the audit is complete, coverage >= min_coverage and hallucinations <= max_hallucinations."""
+    __tracebackhide__ = True
+    from pytest_auditfence.settings import SettingsError, validate_marker
+
+    try:
+        validate_marker((), {"min_coverage": min_coverage, "max_hallucinations": max_hallucinations})
+    except SettingsError as exc:
+        raise ValueError(f"assert_traceable: {exc}") from None
+    _require_complete(cascade)
+    shortfalls = check_thresholds(
+        cascade.coverage, cascade.hallucinations, min_coverage=min_coverage, max_hallucinations=max_hallucinations
+    )
+    if shortfalls:
+        raise AssertionError(render_cascade_failure(cascade, shortfalls))
+
+
+def _node_matches(link_node: str, wanted: str) -> bool:
+    return link_node == wanted or link_node.rsplit("/", 1)[-1] == wanted
+
+
+def assert_claim_traced(cascade: Any, text: Any, to: str | None = None) -> EvidenceChain:
+    """Fail unless the claim (its text or record) is covered and its evidence chain passes through
+    node or tool `to` (a namespaced name or its last segment); returns the chain."""
+    __tracebackhide__ = True
+    _require_complete(cascade)
+    chain = cascade.trace_claim(text)
+    if chain.verdict not in COVERED_VERDICTS:
+        raise AssertionError(
+            f"claim {chain.claim_id} is {chain.verdict.value}, not traced: \"{_short(chain.claim)}\"\n"
+            f"    introduced by: {chain.introduced_by or 'unknown'}\n    chain: {render_chain(chain)}"
+        )
+    if to is not None and not any(_node_matches(link.node, to) for link in chain.links):
+        nodes = ", ".join(link.node for link in chain.links) or "(none)"
+        raise AssertionError(
+            f"claim {chain.claim_id} is {chain.verdict.value} but its chain does not pass through {to!r}; "
+            f"it passes through: {nodes}\n    chain: {render_chain(chain)}"
+        )
+    return chain
+
+
+def _locate(trace_dir: Path, rel: str) -> Path | None:
+    path = (trace_dir / rel).resolve()
+    root = trace_dir.resolve()
+    if root not in path.parents or not path.is_file():
+        return None
+    return path
+
+
+def fabricated_evidence(claims: Sequence[ClaimRecord], trace_dir: str | Path) -> list[str]:
+    """Every piece of evidence that is not byte-for-byte where it says it is (file, offset, line, sha256)."""
+    trace_dir = Path(trace_dir)
+    problems: list[str] = []
+    for claim in sorted(claims, key=lambda c: c.id):
+        for ev in claim.evidence:
+            path = _locate(trace_dir, ev.file)
+            if path is None:
+                problems.append(f"{claim.id}: evidence cites {ev.file!r}, which is not a file of the trace folder")
+                continue
+            data = path.read_bytes()
+            content = data.decode("utf-8", errors="replace")
+            if hashlib.sha256(data).hexdigest() != ev.sha256:
+                problems.append(f"{claim.id}: {ev.file} changed since the audit (sha256 differs)")
+            if content[ev.offset : ev.offset + len(ev.text)] != ev.text:
+                found = "elsewhere in the file" if ev.text in content else "nowhere in the file"
+                problems.append(
+                    f"{claim.id}: evidence {_short(ev.text, 60)!r} is not at offset {ev.offset} of {ev.file} "
+                    f"(it is {found})"
+                )
+            elif content.count("\n", 0, ev.offset) + 1 != ev.line:
+                problems.append(f"{claim.id}: evidence in {ev.file} is on line "
+                                f"{content.count(chr(10), 0, ev.offset) + 1}, not line {ev.line}")
+    return problems
+
+
+def assert_no_fabricated_evidence(cascade: Any, trace_dir: str | Path | None = None) -> None:
+    """Fail if any evidence of any claim is not a verbatim substring of the captured file it cites.
+
+    `trace_dir` defaults to the cascade's own `trace_dir`.
+    """
+    __tracebackhide__ = True
+    folder = trace_dir if trace_dir is not None else getattr(cascade, "trace_dir", None)
+    if folder is None:
+        raise ValueError(
+            "assert_no_fabricated_evidence: this result does not know its trace folder; "
+            "pass trace_dir=fence_snapshot.trace_dir"
+        )
+    problems = fabricated_evidence(list(cascade.claims), folder)
+    if problems:
+        shown = problems[:MAX_FAILURE_LINES - 1]
+        more = [f"... and {len(problems) - len(shown)} more"] if len(problems) > len(shown) else []
+        raise AssertionError("\n".join([f"{len(problems)} piece(s) of fabricated evidence:", *shown, *more]))
+
+
+def explain_comparison(op: str, left: Any, right: Any) -> list[str] | None:
+    """Lines for pytest_assertrepr_compare when a Ratio or a cascade is compared; None otherwise."""
+    if op != "==":
+        return None
+    if isinstance(left, Ratio) and isinstance(right, Ratio):
+        return [
+            f"{left} == {right}",
+            f"numerators {left.numerator} vs {right.numerator}, denominators {left.denominator} vs {right.denominator}",
+        ]
+    if all(hasattr(x, "claims") and hasattr(x, "coverage") and hasattr(x, "hallucinations") for x in (left, right)):
+        lines = [f"audit results differ: coverage {left.coverage} vs {right.coverage}, "
+                 f"hallucinations {left.hallucinations} vs {right.hallucinations}"]
+        before = {c.id: c for c in left.claims}
+        after = {c.id: c for c in right.claims}
+        for cid in sorted(before.keys() | after.keys()):
+            a, b = before.get(cid), after.get(cid)
+            if a is None or b is None:
+                lines.append(f"{cid}: only on the {'right' if a is None else 'left'}: "
+                             f"\"{_short((a or b).claim, 60)}\"")  # type: ignore[union-attr]
+            elif a.verdict != b.verdict or a.introduced_by != b.introduced_by:
+                lines.append(f"{cid}: {a.verdict.value} (introduced by {a.introduced_by}) vs "
+                             f"{b.verdict.value} (introduced by {b.introduced_by})")
+        return lines
+    return None

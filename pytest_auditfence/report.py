@@ -1,0 +1,314 @@
+"""The session report: per-test entries, byte-stable JSON, markdown and terminal lines, xdist merge.
+
+Also owns the baseline comparison (the CI gate). Knows nothing of pytest; the plugin feeds it data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.models import ClaimRecord, Ratio, Verdict
+
+REPORT_SCHEMA_VERSION = 1
+Outcome = Literal["pass", "fail", "audit-error", "report-only"]
+OUTCOMES: tuple[str, ...] = ("pass", "fail", "audit-error", "report-only")
+
+
+class ReportError(AuditFenceError):
+    """A report or baseline file is missing, unreadable, of another schema version, or inconsistent."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ClaimSummary(_Model):
+    id: str
+    claim: str
+    verdict: Verdict
+    introduced_by: str | None = None
+
+
+class TestEntry(_Model):
+    """One fenced test: what it demanded, what it measured (with inputs), and the outcome."""
+
+    __test__ = False  # not a pytest test class despite the name
+
+    nodeid: str
+    outcome: Outcome
+    thresholds: dict[str, Any] = Field(default_factory=dict)
+    coverage: Ratio | None = None
+    hallucinations: Ratio | None = None
+    claims: list[ClaimSummary] = Field(default_factory=list)
+    shortfalls: list[str] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_claims(
+        cls,
+        nodeid: str,
+        outcome: Outcome,
+        *,
+        thresholds: dict[str, Any],
+        coverage: Ratio | None,
+        hallucinations: Ratio | None,
+        claims: Iterable[ClaimRecord],
+        shortfalls: Sequence[str] = (),
+        errors: Sequence[str] = (),
+    ) -> TestEntry:
+        summaries = [
+            ClaimSummary(id=c.id, claim=c.claim, verdict=c.verdict, introduced_by=c.introduced_by) for c in claims
+        ]
+        return cls(
+            nodeid=nodeid,
+            outcome=outcome,
+            thresholds=thresholds,
+            coverage=coverage,
+            hallucinations=hallucinations,
+            claims=sorted(summaries, key=lambda s: s.id),
+            shortfalls=list(shortfalls),
+            errors=list(errors),
+        )
+
+    def one_line(self) -> str:
+        cov = str(self.coverage) if self.coverage else "-"
+        hal = str(self.hallucinations) if self.hallucinations else "-"
+        return f"{self.outcome.upper():<12} {self.nodeid}  coverage {cov}  hallucinations {hal}"
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+class FenceReport(_Model):
+    """What `--fence-report` writes: schema-versioned, sorted by node id, byte-stable."""
+
+    schema_version: int = REPORT_SCHEMA_VERSION
+    complete: bool = True
+    problems: list[str] = Field(default_factory=list, description="why the report is incomplete, if it is")
+    tests: list[TestEntry] = Field(default_factory=list)
+
+    @classmethod
+    def merge(cls, entries: Iterable[TestEntry], *, problems: Sequence[str] = ()) -> FenceReport:
+        """One report from fragments (one per test, from any worker); a node id seen twice fails closed."""
+        by_id: dict[str, TestEntry] = {}
+        dupes: list[str] = []
+        for entry in entries:
+            if entry.nodeid in by_id and by_id[entry.nodeid] != entry:
+                dupes.append(entry.nodeid)
+            by_id[entry.nodeid] = entry
+        all_problems = sorted(
+            {*problems, *(f"{n}: two different results were received for this test" for n in dupes)}
+        )
+        return cls(
+            complete=not all_problems,
+            problems=all_problems,
+            tests=[by_id[k] for k in sorted(by_id)],
+        )
+
+    def entry(self, nodeid: str) -> TestEntry | None:
+        for e in self.tests:
+            if e.nodeid == nodeid:
+                return e
+        return None
+
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for e in self.tests:
+            counts[e.outcome] += 1
+        return counts
+
+    def failed(self) -> bool:
+        return not self.complete or any(e.outcome in ("fail", "audit-error") for e in self.tests)
+
+    def to_json(self) -> str:
+        return _dump(self.model_dump(mode="json"))
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "report") -> FenceReport:
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReportError(
+                f"{source}: not valid JSON ({exc}); regenerate it with --fence-report or --fence-update-baseline"
+            ) from exc
+        version = raw.get("schema_version") if isinstance(raw, dict) else None
+        if version != REPORT_SCHEMA_VERSION:
+            raise ReportError(
+                f"{source}: schema_version {version!r}, this pytest-auditfence reads {REPORT_SCHEMA_VERSION}; "
+                f"regenerate it with --fence-update-baseline"
+            )
+        try:
+            return cls.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ReportError(
+                f"{source}: invalid at '{where}': {first['msg']}; regenerate it with --fence-update-baseline"
+            ) from exc
+
+    @classmethod
+    def read(cls, path: str | Path) -> FenceReport:
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ReportError(
+                f"baseline {path} does not exist; create it with: pytest --fence-baseline={path} "
+                f"--fence-update-baseline"
+            ) from None
+        except OSError as exc:
+            raise ReportError(f"baseline {path} is not readable ({exc})") from exc
+        return cls.from_json(text, source=str(path))
+
+    def write(self, path: str | Path) -> None:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_json(), encoding="utf-8")
+
+    def lines(self) -> list[str]:
+        """Terminal summary: one line per fenced test, then totals; nothing when no test was fenced."""
+        if not self.tests and self.complete:
+            return []
+        out = [e.one_line() for e in self.tests]
+        counts = self.counts()
+        out.append(
+            f"{len(self.tests)} fenced test(s): "
+            + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES)
+        )
+        out.extend(f"INCOMPLETE REPORT: {p}" for p in self.problems)
+        return out
+
+    def markdown(self) -> str:
+        """A table for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY)."""
+        rows = ["## auditfence", "", "| test | outcome | coverage | hallucinations |", "|---|---|---|---|"]
+        for e in self.tests:
+            cov = str(e.coverage) if e.coverage else "-"
+            hal = str(e.hallucinations) if e.hallucinations else "-"
+            rows.append(f"| `{_md_cell(e.nodeid)}` | {e.outcome} | {cov} | {hal} |")
+        counts = self.counts()
+        rows += ["", "**" + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES) + "**"]
+        for p in self.problems:
+            rows.append(f"\n> incomplete report: {_md_cell(p)}")
+        return "\n".join(rows) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+class BaselineRow(_Model):
+    nodeid: str
+    status: Literal["regressed", "improved", "same", "new", "not-run", "no-result"]
+    coverage_before: Ratio | None = None
+    coverage_after: Ratio | None = None
+    hallucinations_before: Ratio | None = None
+    hallucinations_after: Ratio | None = None
+
+    @property
+    def fails(self) -> bool:
+        return self.status in ("regressed", "no-result")
+
+
+class BaselineComparison(_Model):
+    baseline: str
+    rows: list[BaselineRow] = Field(default_factory=list)
+
+    @property
+    def regressions(self) -> list[BaselineRow]:
+        return [r for r in self.rows if r.fails]
+
+    def lines(self) -> list[str]:
+        """A table of deltas; only rows that changed or fail, so a clean gate prints one line."""
+        shown = [r for r in self.rows if r.status != "same"]
+        if not self.regressions:
+            head = f"fence baseline {self.baseline}: no regression ({len(self.rows)} test(s) compared)"
+        else:
+            head = f"fence baseline {self.baseline}: {len(self.regressions)} regression(s) - the session fails"
+        if not shown:
+            return [head]
+        table = [("status", "test", "coverage before -> after", "hallucinations before -> after")]
+        for r in shown:
+            table.append(
+                (
+                    r.status,
+                    r.nodeid,
+                    f"{_ratio(r.coverage_before)} -> {_ratio(r.coverage_after)}",
+                    f"{_ratio(r.hallucinations_before)} -> {_ratio(r.hallucinations_after)}",
+                )
+            )
+        widths = [max(len(row[i]) for row in table) for i in range(4)]
+        return [head] + ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+
+
+def _ratio(r: Ratio | None) -> str:
+    return str(r) if r is not None else "-"
+
+
+def compare_to_baseline(
+    current: FenceReport, baseline: FenceReport, *, ran: Iterable[str], baseline_name: str = "baseline"
+) -> BaselineComparison:
+    """Per test: coverage dropping or hallucinations rising is a regression; a baseline test that ran
+    in this session without a fence result fails closed; one that did not run is listed, not judged."""
+    ran_ids = set(ran)
+    rows: list[BaselineRow] = []
+    for before in baseline.tests:
+        after = current.entry(before.nodeid)
+        if after is None:
+            status = "no-result" if before.nodeid in ran_ids else "not-run"
+            rows.append(
+                BaselineRow(
+                    nodeid=before.nodeid,
+                    status=status,
+                    coverage_before=before.coverage,
+                    hallucinations_before=before.hallucinations,
+                )
+            )
+            continue
+        rows.append(_compare_entry(before, after))
+    known = {b.nodeid for b in baseline.tests}
+    for after in current.tests:
+        if after.nodeid not in known:
+            rows.append(
+                BaselineRow(
+                    nodeid=after.nodeid,
+                    status="new",
+                    coverage_after=after.coverage,
+                    hallucinations_after=after.hallucinations,
+                )
+            )
+    return BaselineComparison(baseline=baseline_name, rows=sorted(rows, key=lambda r: r.nodeid))
+
+
+def _compare_entry(before: TestEntry, after: TestEntry) -> BaselineRow:
+    row = BaselineRow(
+        nodeid=after.nodeid,
+        status="same",
+        coverage_before=before.coverage,
+        coverage_after=after.coverage,
+        hallucinations_before=before.hallucinations,
+        hallucinations_after=after.hallucinations,
+    )
+    if after.coverage is None or after.hallucinations is None:
+        if before.coverage is not None or before.hallucinations is not None:
+            row.status = "no-result"
+        return row
+    if before.coverage is None or before.hallucinations is None:
+        row.status = "improved"
+        return row
+    worse = (
+        after.coverage.value < before.coverage.value
+        or after.hallucinations.numerator > before.hallucinations.numerator
+    )
+    better = (
+        after.coverage.value > before.coverage.value
+        or after.hallucinations.numerator < before.hallucinations.numerator
+    )
+    row.status = "regressed" if worse else "improved" if better else "same"
+    return row
