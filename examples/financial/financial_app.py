@@ -84,46 +84,39 @@ def _check_ticker(ticker: str) -> None:
 # --- filings tools (source: 10-K) -------------------------------------------------------------------
 
 
+def _answer(source: str, ticker: str, **fields: Any) -> str:
+    _check_ticker(ticker)
+    return _payload({"source": source, "ticker": ticker, **fields})
+
+
+def _filing_table(ticker: str, units: str, **table: list[dict[str, Any]]) -> str:
+    document = "Form 10-K for the fiscal year ended 2024-12-31 (fictional sample filing)"
+    return _answer("10-K", ticker, company=COMPANY, document=document, units=units, **table)
+
+
 @tool
 def get_income_statement(ticker: str) -> str:
     """Income statement lines from the company's latest 10-K, FY2024 and FY2023, in USD millions."""
-    _check_ticker(ticker)
-    return _payload(
-        {
-            "company": COMPANY,
-            "document": "Form 10-K for the fiscal year ended 2024-12-31 (fictional sample filing)",
-            "source": "10-K",
-            "ticker": ticker,
-            "units": "USD millions, except per-share amounts and percentages",
-            "rows": [
-                {"line_item": "Revenue", "FY2024": 1234, "FY2023": 1102},
-                {"line_item": "Gross profit", "FY2024": 510, "FY2023": 447},
-                {"line_item": "Gross margin (%)", "FY2024": 41.3, "FY2023": 40.6},
-                {"line_item": "Operating income", "FY2024": 198, "FY2023": 167},
-                {"line_item": "Net income", "FY2024": 151, "FY2023": 129},
-                {"line_item": "Diluted EPS (USD)", "FY2024": 2.41, "FY2023": 2.06},
-            ],
-        }
-    )
+    rows = [
+        {"line_item": "Revenue", "FY2024": 1234, "FY2023": 1102},
+        {"line_item": "Gross profit", "FY2024": 510, "FY2023": 447},
+        {"line_item": "Gross margin (%)", "FY2024": 41.3, "FY2023": 40.6},
+        {"line_item": "Operating income", "FY2024": 198, "FY2023": 167},
+        {"line_item": "Net income", "FY2024": 151, "FY2023": 129},
+        {"line_item": "Diluted EPS (USD)", "FY2024": 2.41, "FY2023": 2.06},
+    ]
+    return _filing_table(ticker, "USD millions, except per-share amounts and percentages", rows=rows)
 
 
 @tool
 def get_segment_revenue(ticker: str) -> str:
     """Revenue by reportable segment from the company's latest 10-K, in USD millions."""
-    _check_ticker(ticker)
-    return _payload(
-        {
-            "company": COMPANY,
-            "source": "10-K",
-            "ticker": ticker,
-            "units": "USD millions",
-            "segments": [
-                {"segment": "Industrial Automation", "FY2024": 702, "FY2023": 641},
-                {"segment": "Logistics Robotics", "FY2024": 388, "FY2023": 335},
-                {"segment": "Services", "FY2024": 144, "FY2023": 126},
-            ],
-        }
-    )
+    segments = [
+        {"segment": "Industrial Automation", "FY2024": 702, "FY2023": 641},
+        {"segment": "Logistics Robotics", "FY2024": 388, "FY2023": 335},
+        {"segment": "Services", "FY2024": 144, "FY2023": 126},
+    ]
+    return _filing_table(ticker, "USD millions", segments=segments)
 
 
 # --- price history tools ------------------------------------------------------------------------------
@@ -147,32 +140,22 @@ _MONTH_END_CLOSES: list[tuple[str, float]] = [
 @tool
 def get_closing_prices(ticker: str) -> str:
     """Month-end closing prices in USD for the last twelve months."""
-    _check_ticker(ticker)
-    return _payload(
-        {
-            "source": "price history",
-            "ticker": ticker,
-            "currency": "USD",
-            "closes": [{"date": day, "close": close} for day, close in _MONTH_END_CLOSES],
-        }
-    )
+    closes = [{"date": day, "close": close} for day, close in _MONTH_END_CLOSES]
+    return _answer("price history", ticker, currency="USD", closes=closes)
 
 
 @tool
 def get_price_statistics(ticker: str) -> str:
     """52-week range and trailing returns of the share price, as of the last trading day."""
-    _check_ticker(ticker)
-    return _payload(
-        {
-            "source": "price history",
-            "ticker": ticker,
-            "as_of": "2024-12-31",
-            "currency": "USD",
-            "high_52w": 48.90,
-            "low_52w": 33.15,
-            "return_1y_pct": 18.6,
-            "return_3m_pct": 4.6,
-        }
+    return _answer(
+        "price history",
+        ticker,
+        as_of="2024-12-31",
+        currency="USD",
+        high_52w=48.90,
+        low_52w=33.15,
+        return_1y_pct=18.6,
+        return_3m_pct=4.6,
     )
 
 
@@ -182,25 +165,18 @@ def get_price_statistics(ticker: str) -> str:
 @tool
 def get_consensus_estimates(ticker: str) -> str:
     """Consensus EPS estimates and 12-month price targets of the covering analysts."""
-    _check_ticker(ticker)
-    return _payload(
-        {
-            "source": "analyst estimates",
-            "ticker": ticker,
-            "eps_consensus": [
-                {"fiscal_year": "FY2025", "eps_usd": 2.85, "estimates": 14},
-                {"fiscal_year": "FY2026", "eps_usd": 3.32, "estimates": 11},
-            ],
-            "price_target_usd": {"mean": 52.00, "high": 61.00, "low": 40.00},
-        }
-    )
+    eps = [
+        {"fiscal_year": "FY2025", "eps_usd": 2.85, "estimates": 14},
+        {"fiscal_year": "FY2026", "eps_usd": 3.32, "estimates": 11},
+    ]
+    targets = {"mean": 52.00, "high": 61.00, "low": 40.00}
+    return _answer("analyst estimates", ticker, eps_consensus=eps, price_target_usd=targets)
 
 
 @tool
 def get_rating_counts(ticker: str) -> str:
     """How many covering analysts rate the shares buy, hold and sell."""
-    _check_ticker(ticker)
-    return _payload({"source": "analyst estimates", "ticker": ticker, "buy": 9, "hold": 5, "sell": 1})
+    return _answer("analyst estimates", ticker, buy=9, hold=5, sell=1)
 
 
 # --- macro indicator tools ----------------------------------------------------------------------------
