@@ -1,0 +1,685 @@
+"""The deterministic verifier: finds a claim's atoms in a unit's sources and gives the claim its verdict.
+
+Owns `SourceIndex` (quantities parsed once per file, cached by sha256), `find_atom` and `verify_claim`; no LLM.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import permutations
+from math import floor, log10
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from pytest_auditfence.errors import FenceError
+from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source, whitespace_pattern
+from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Quote, Reference, Verdict
+
+# Worst first: a claim takes the worst verdict of its atoms.
+SEVERITY: tuple[Verdict, ...] = (
+    Verdict.CONTRADICTED,
+    Verdict.UNSUPPORTED,
+    Verdict.MISATTRIBUTED,
+    Verdict.DERIVED,
+    Verdict.VERIFIED,
+)
+
+# Small unit-less integers ("three segments", "2 analysts") match something in almost any corpus and
+# prove nothing; they are weak atoms: never checked, and alone they leave a claim unverifiable.
+WEAK_LIMIT = 10.0
+
+# Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
+DERIVE_POOL = 12
+
+# Words that name no subject: verbs of change, function words, scale and unit words, months.
+STOPWORDS = frozenset(
+    """a an and are as at be been by for from had has have in into is it its of on or than that the their
+    this to was were which with while about above after against also among around before below between
+    both but during each over per same since such under until up down via what when where who whose will
+    would year years quarter quarters fiscal fy q1 q2 q3 q4 total totaled totalled reached reaching rose
+    rise risen fell fall fallen grew grow grown increased increase increases decreased decrease decreases
+    declined decline up compared versus vs approximately about roughly nearly almost around some more less
+    million millions billion billions thousand thousands trillion bn mn usd dollars dollar percent pct
+    points basis bps january february march april may june july august september october november
+    december reported report reports according said says stated company companys""".split()
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z&\-]+")
+_QUOTE_CHARS = "\"'\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f`\u00ab\u00bb"
+_QUOTE_CLASS = "[" + re.escape(_QUOTE_CHARS) + "]"
+
+Atom = Quantity | Quote | Reference
+How = Literal["exact", "normalised", "converted"]
+
+
+class AtomMatch(BaseModel):
+    """Where one atom of a claim stands in the sources."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    atom: str
+    source: str
+    node: str
+    kind: str
+    line: int
+    offset: int
+    text: str
+    how: How
+    sha256: str
+
+
+# -- claims layer (landing concurrently): imported lazily, one place ----------------------------------
+
+
+def _claims_api() -> Any:
+    from pytest_auditfence.claims import quantities
+
+    return quantities
+
+
+# -- the index ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class FileIndex:
+    """Quantities of one file (by sha256) with their lines, and content words of lines holding numbers."""
+
+    quantities: list[Quantity]
+    lines: list[int]
+    words: dict[str, list[int]] = field(default_factory=dict)
+
+
+class IndexCache:
+    """Per-file indexes keyed by sha256: a file shared by several audit units is parsed once."""
+
+    def __init__(self) -> None:
+        self._by_sha: dict[str, FileIndex] = {}
+
+    def get(self, sha256: str) -> FileIndex | None:
+        return self._by_sha.get(sha256)
+
+    def put(self, sha256: str, index: FileIndex) -> None:
+        self._by_sha[sha256] = index
+
+    def __len__(self) -> int:
+        return len(self._by_sha)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case words that can name a subject ('revenue', 'gross', 'margin'), in order, each once."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        lowered = word.lower().strip("-")
+        if len(lowered) >= 3 and lowered not in STOPWORDS:
+            seen.setdefault(lowered, None)
+    return list(seen)
+
+
+def _index_file(loaded: LoadedFile) -> FileIndex:
+    """Parse the file once; the claims layer's scanner gives captions and table headers ("(in millions)")
+    to the rows under them, so a source figure is read at the scale its table states."""
+    scanner = _claims_api().QuantityScanner()
+    quantities: list[Quantity] = []
+    lines: list[int] = []
+    words: dict[str, list[int]] = {}
+    current_line, current_words = 0, []
+    for scanned in scanner.iter_scan(loaded.text):
+        if scanned.line != current_line:
+            current_line, current_words = scanned.line, content_words(loaded.line_text(scanned.line))
+        item = len(quantities)
+        quantities.append(scanned.quantity)
+        lines.append(scanned.line)
+        for word in current_words:
+            words.setdefault(word, []).append(item)
+    return FileIndex(quantities=quantities, lines=lines, words=words)
+
+
+@dataclass(frozen=True)
+class _Observed:
+    value: float
+    file: int  # position of the source in the index
+    item: int  # position of the quantity in that file's index
+
+
+class SourceIndex:
+    """The quantities of a set of source files, searchable by value; built once per set of files."""
+
+    def __init__(self, root: Path, sources: list[Source], files: list[FileIndex], store: FileStore) -> None:
+        self.root = root
+        self.sources = sources
+        self.files = files
+        self.store = store
+        # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
+        # value: a value lookup stays a few bisections however large the corpus
+        buckets: dict[int, list[_Observed]] = {}
+        for f, index in enumerate(files):
+            for i, q in enumerate(index.quantities):
+                buckets.setdefault(_magnitude(q.tolerance), []).append(_Observed(q.value, f, i))
+        self._buckets: list[tuple[float, list[float], list[_Observed]]] = []
+        for _, items in sorted(buckets.items()):
+            items.sort(key=lambda o: (o.value, o.file, o.item))
+            widest = max(self.quantity(o).tolerance for o in items)
+            self._buckets.append((widest, [o.value for o in items], items))
+
+    @classmethod
+    def build(
+        cls,
+        root: str | Path,
+        sources: Sequence[Source],
+        cache: IndexCache | None = None,
+        *,
+        store: FileStore | None = None,
+    ) -> SourceIndex:
+        root_path = Path(root).resolve()
+        store = store if store is not None and store.root == root_path else FileStore(root_path)
+        # the same sandbox as the fence: an index never reads what a fence would refuse
+        Fence(root_path, sources, "", store=store)
+        files: list[FileIndex] = []
+        for source in sources:
+            cached = cache.get(source.sha256) if cache is not None else None
+            if cached is None:
+                cached = _index_file(store.load(source))
+                if cache is not None:
+                    cache.put(source.sha256, cached)
+            files.append(cached)
+        return cls(root_path, list(sources), files, store)
+
+    def quantity(self, observed: _Observed) -> Quantity:
+        return self.files[observed.file].quantities[observed.item]
+
+    def line(self, observed: _Observed) -> int:
+        return self.files[observed.file].lines[observed.item]
+
+    def loaded(self, file: int) -> LoadedFile:
+        return self.store.load(self.sources[file])
+
+    def near(self, value: float, tolerance: float) -> Iterable[_Observed]:
+        """Observations whose value could match `value` within either side's tolerance."""
+        slack = 1e-9 * max(1.0, abs(value))
+        for widest, values, items in self._buckets:
+            width = tolerance + widest + slack
+            lo, hi = bisect_left(values, value - width), bisect_right(values, value + width)
+            yield from items[lo:hi]
+
+    def with_words(self, words: Sequence[str]) -> list[tuple[int, _Observed]]:
+        """Observations on lines holding any of `words`, with how many of them, best first, stable."""
+        scored: dict[tuple[int, int], int] = {}
+        for f, index in enumerate(self.files):
+            for word in words:
+                for item in index.words.get(word, ()):
+                    scored[(f, item)] = scored.get((f, item), 0) + 1
+        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
+        return [(score, _Observed(self.files[f].quantities[i].value, f, i)) for (f, i), score in ranked]
+
+
+def _magnitude(tolerance: float) -> int:
+    return -400 if tolerance <= 0 else floor(log10(tolerance))
+
+
+# -- finding atoms --------------------------------------------------------------------------------------
+
+
+def _quote_pattern(text: str) -> re.Pattern[str]:
+    parts = []
+    for token in text.split():
+        parts.append("".join(_QUOTE_CLASS if ch in _QUOTE_CHARS else re.escape(ch) for ch in token))
+    return re.compile(r"\s+".join(parts), re.IGNORECASE)
+
+
+def _match_at(index: SourceIndex, file: int, start: int, end: int, atom: str, how: How) -> AtomMatch:
+    source = index.sources[file]
+    loaded = index.loaded(file)
+    return AtomMatch(
+        atom=atom,
+        source=source.path,
+        node=source.node,
+        kind=source.kind,
+        line=loaded.line_of(start),
+        offset=start,
+        text=loaded.text[start:end],
+        how=how,
+        sha256=source.sha256,
+    )
+
+
+def _find_quantity(q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    api = _claims_api()
+    matches: list[tuple[int, int, AtomMatch]] = []
+    for observed in index.near(q.value, q.tolerance):
+        o = index.quantity(observed)
+        if not api.quantities_match(q, o):
+            continue
+        if o.text == q.text:
+            how: How = "exact"
+        elif o.unit and q.unit and o.unit != q.unit:
+            how = "converted"
+        else:
+            how = "normalised"
+        match = _match_at(index, observed.file, o.start, o.end, q.text, how)
+        matches.append((observed.file, o.start, match))
+    matches.sort(key=lambda m: (m[0], m[1]))
+    return [m for _, _, m in matches]
+
+
+def _find_pattern(pattern: re.Pattern[str], atom: str, index: SourceIndex, how: How) -> list[AtomMatch]:
+    found: list[AtomMatch] = []
+    for f in range(len(index.sources)):
+        for m in pattern.finditer(index.loaded(f).text):
+            exact = m.group() == atom
+            found.append(_match_at(index, f, m.start(), m.end(), atom, "exact" if exact else how))
+    return found
+
+
+def find_atom(atom: Atom, index: SourceIndex) -> list[AtomMatch]:
+    """Every place an atom stands in the sources, in source order then offset order.
+
+    Quantities match by value within the precision shown (scale captions and unit conversions included),
+    quotes verbatim after whitespace, quote-mark and case normalisation, URLs literally; bracket, passage
+    and named references are not content and are resolved with `resolve_reference` instead.
+    """
+    if isinstance(atom, Quantity):
+        return _find_quantity(atom, index)
+    if isinstance(atom, Quote):
+        return _find_pattern(_quote_pattern(atom.text), atom.text, index, "normalised")
+    if isinstance(atom, Reference):
+        if atom.kind != "url":
+            return []
+        url = atom.target.rstrip("/.,;)")
+        return _find_pattern(re.compile(re.escape(url) + r"/?", re.IGNORECASE), atom.text, index, "normalised")
+    raise FenceError(f"find_atom: {type(atom).__name__} is not an atom; pass a Quantity, Quote or Reference.")
+
+
+def _ref_keys(target: str) -> tuple[str | None, str]:
+    number = re.search(r"\d+", target)
+    return (str(int(number.group())) if number else None), target.lower().strip()
+
+
+def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
+    """Paths of the sources a reference names: by label, file name, tool arguments or a leading line."""
+    if reference.kind == "url":
+        return sorted({m.source for m in find_atom(reference, index)})
+    number, target = _ref_keys(reference.target)
+    resolved: list[str] = []
+    for f, source in enumerate(index.sources):
+        label = (source.label or "").lower().strip()
+        stem = Path(source.path).stem.lower()
+        head = [ln.strip().lower() for ln in index.loaded(f).text[:2000].splitlines()[:5] if ln.strip()]
+        if reference.kind in ("passage", "bracket") and number is not None:
+            named = re.compile(rf"(?:passage|source|doc|document|ref|reference)[\s_\-]*0*{number}\b")
+            if (
+                label in {number, f"[{number}]"}
+                or named.fullmatch(label)
+                or named.search(stem) and not re.search(rf"0*{number}\d", stem)
+                or any(named.match(ln) or ln.startswith(f"[{number}]") for ln in head[:1])
+            ):
+                resolved.append(source.path)
+        elif reference.kind == "named":
+            flat = re.sub(r"[\s_\-]+", "", target)
+            if flat and (
+                flat in re.sub(r"[\s_\-]+", "", label)
+                or flat in re.sub(r"[\s_\-]+", "", stem)
+                or any(target in ln for ln in head)
+            ):
+                resolved.append(source.path)
+    return resolved
+
+
+# -- policy -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rules:
+    origin: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = ()
+    strict_misattribution: bool = False
+
+
+def _rules(policy: Any) -> _Rules:
+    """Origin rules from `audit.policy.Policy` or a plain mapping {'origin_rules': {subject: [sources]}}."""
+    if policy is None:
+        return _Rules()
+    if isinstance(policy, Mapping):
+        raw_rules = policy.get("origin_rules") or {}
+        items = raw_rules.items() if isinstance(raw_rules, Mapping) else [(r["subject"], r["sources"]) for r in raw_rules]
+        strict = bool(policy.get("strict_misattribution", False))
+    else:
+        items = [(r.subject, r.sources) for r in getattr(policy, "origin_rules", ())]
+        strict = bool(getattr(policy, "strict_misattribution", False))
+    compiled = []
+    for subject, allowed in items:
+        if isinstance(allowed, str):
+            allowed = [allowed]
+        try:
+            compiled.append((re.compile(subject, re.IGNORECASE), frozenset(allowed)))
+        except re.error as exc:
+            raise FenceError(
+                f"policy origin rule {subject!r}: not a valid regular expression ({exc}); escape it."
+            ) from exc
+    return _Rules(origin=tuple(compiled), strict_misattribution=strict)
+
+
+# -- verdicts ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _AtomResult:
+    atom: str
+    verdict: Verdict
+    spans: list[tuple[int, int, int]] = field(default_factory=list)  # (file, start, end) to cite
+    note: str | None = None
+    formula: str | None = None
+
+
+def _is_weak(q: Quantity) -> bool:
+    return q.kind in ("number", "count") and not q.unit and q.scale == 1.0 and abs(q.value) < WEAK_LIMIT
+
+
+def _subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
+    """Content words of the clause around a quantity: from the previous quantity (or the claim's start,
+    for table rows always the row label) up to the quantity, then the words right after it."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not (0 <= at <= end <= len(text)):
+        return content_words(text)
+    begin = 0
+    if claim.kind != "table_row":
+        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
+        begin = max(earlier, default=0)
+        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
+        begin = max(begin, clause + 1)
+    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
+    words = content_words(text[begin:at]) + content_words(after)
+    if claim.context and claim.kind == "table_row":
+        words += content_words(claim.context)
+    return list(dict.fromkeys(words))[:8]
+
+
+_FAMILY = {"currency": "amount", "number": "amount", "count": "amount"}
+
+
+def _same_family(a: Quantity, b: Quantity) -> bool:
+    return _FAMILY.get(a.kind, a.kind) == _FAMILY.get(b.kind, b.kind)
+
+
+def _derive(q: Quantity, pool: list[_Observed], index: SourceIndex) -> tuple[str, list[_Observed]] | None:
+    """A computation over observed numbers that gives `q` within its shown precision, or None."""
+    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    for a, b in permutations(pool, 2):
+        qa, qb = index.quantity(a), index.quantity(b)
+        if not _same_family(qa, qb):
+            continue
+        if q.kind == "percent":
+            if qa.kind != "percent" and qa.value != 0:
+                change = (qb.value - qa.value) / abs(qa.value) * 100.0
+                if abs(change - q.value) <= slack:
+                    return f"({qb.text} - {qa.text}) / {qa.text} = {q.text}", [b, a]
+                if qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
+                    return f"{qa.text} / {qb.text} = {q.text}", [a, b]
+            elif qa.kind == "percent" and abs((qa.value - qb.value) - abs(q.value)) <= slack:
+                return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+        elif q.kind == "ratio":
+            if qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
+                return f"{qa.text} / {qb.text} = {q.text}", [a, b]
+        elif _same_family(q, qa):
+            if a.file * 10**9 + a.item < b.file * 10**9 + b.item and abs(qa.value + qb.value - q.value) <= slack:
+                return f"{qa.text} + {qb.text} = {q.text}", [a, b]
+            if abs(qa.value - qb.value - q.value) <= slack:
+                return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+    return None
+
+
+def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[tuple[int, int]]) -> list[tuple[int, _Observed]]:
+    """Candidate numbers for a derivation or a contradiction: the lines of the claim's other atoms and
+    the lines that share the quantity's subject words, best first, bounded (see DERIVE_POOL)."""
+    words = _subject_words(claim, q)
+    ranked = index.with_words(words) if words else []
+    scores = {(o.file, o.item): score for score, o in ranked}
+    extra: list[tuple[int, _Observed]] = []
+    if near_lines:
+        for f, fi in enumerate(index.files):
+            for i, line in enumerate(fi.lines):
+                if (f, line) in near_lines:
+                    extra.append((scores.get((f, i), 0), _Observed(fi.quantities[i].value, f, i)))
+    seen: set[tuple[int, int]] = set()
+    out: list[tuple[int, _Observed]] = []
+    for score, o in [*extra, *ranked]:
+        if (o.file, o.item) in seen or _is_weak(index.quantity(o)):
+            continue
+        seen.add((o.file, o.item))
+        out.append((score, o))
+    return out
+
+
+def _check_quantity(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
+) -> _AtomResult:
+    matches = find_atom(q, index)
+    if matches:
+        return _placed(q.text, matches, cited, index, None)
+    pool = _pool(claim, q, index, near_lines)
+    derived = _derive(q, [o for _, o in pool[:DERIVE_POOL]], index)
+    if derived is not None:
+        formula, operands = derived
+        spans = [_span_of(index, o) for o in operands]
+        return _AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
+    for score, o in pool:
+        observed = index.quantity(o)
+        comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
+        if score >= 1 and comparable:
+            return _AtomResult(
+                q.text,
+                Verdict.CONTRADICTED,
+                [_span_of(index, o)],
+                note=f"{q.text} contradicted: the same subject has {observed.text!r} in {index.sources[o.file].path}",
+            )
+    return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
+
+
+def _span_of(index: SourceIndex, o: _Observed) -> tuple[int, int, int]:
+    q = index.quantity(o)
+    return (o.file, q.start, q.end)
+
+
+def _placed(
+    atom: str, matches: list[AtomMatch], cited: list[str] | None, index: SourceIndex, allowed: set[str] | None = None
+) -> _AtomResult:
+    """The verdict of a found atom: verified where the claim says it came from (its citation, and the
+    sources an origin rule allows), else misattributed, citing where it really stands."""
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    for wanted, why in ((cited, "the cited"), (allowed, "an origin rule requires")):
+        if wanted is None:
+            continue
+        inside = [m for m in matches if m.source in wanted]
+        if not inside:
+            m = matches[0]
+            return _AtomResult(
+                atom,
+                Verdict.MISATTRIBUTED,
+                [(position[m.source], m.offset, m.offset + len(m.text))],
+                note=f"{atom} found in {m.source}, not in {why} {', '.join(sorted(wanted)) or '(no source)'}",
+            )
+        matches = inside
+    m = matches[0]
+    note = f"{atom} matched {m.text!r} by unit conversion" if m.how == "converted" else None
+    return _AtomResult(atom, Verdict.VERIFIED, [(position[m.source], m.offset, m.offset + len(m.text))], note=note)
+
+
+def _evidence_span(loaded: LoadedFile, start: int, end: int, minimum: int) -> tuple[int, int]:
+    """The whole lines around [start, end), grown upwards then downwards until long enough to cite."""
+    first, last = loaded.line_of(start), loaded.line_of(max(start, end - 1))
+    for _ in range(6):
+        a, b = loaded.line_span(first)[0], loaded.line_span(last)[1]
+        if len(loaded.text[a:b].strip()) >= minimum:
+            break
+        if first > 1:
+            first -= 1
+        elif last < loaded.line_count:
+            last += 1
+        else:
+            break
+    a, b = loaded.line_span(first)[0], loaded.line_span(last)[1]
+    chunk = loaded.text[a:b]
+    lead = len(chunk) - len(chunk.lstrip())
+    return a + lead, a + len(chunk.rstrip())
+
+
+def _cite(
+    fence: Fence, index: SourceIndex, claim: ClaimRecord, span: tuple[int, int, int], atom: str, finding: str
+) -> tuple[Evidence | None, str | None]:
+    """Submit a span's lines through the fence gate; the evidence only if the gate accepts it."""
+    f, start, end = span
+    source = index.sources[f]
+    loaded = index.loaded(f)
+    a, b = _evidence_span(loaded, start, end, fence.min_evidence_length)
+    text = loaded.text[a:b]
+    fence.search(text, sources=[source.path], max_hits=1000)
+    submission = fence.submit(claim.claim, claim.claim, text, finding, atom=atom)
+    if not submission.accepted or not submission.enforced:
+        return None, f"fence rejected the evidence for {atom}: {submission.reason}"
+    return (
+        Evidence(
+            text=text,
+            node=source.node,
+            file=source.path,
+            line=loaded.line_of(a),
+            offset=a,
+            sha256=source.sha256,
+            atom=atom,
+        ),
+        None,
+    )
+
+
+def _worst(verdicts: Iterable[Verdict]) -> Verdict:
+    present = set(verdicts)
+    for verdict in SEVERITY:
+        if verdict in present:
+            return verdict
+    return Verdict.UNVERIFIABLE
+
+
+def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy: Any = None) -> ClaimRecord:
+    """A copy of `claim` with its deterministic verdict, verbatim evidence (through the fence gate),
+    the formula of a derived figure and notes. The fence and the index must cover the same sources."""
+    rules = _rules(policy)
+    missing = sorted({s.path for s in index.sources} - {s.path for s in fence.sources})
+    if missing:
+        raise FenceError(
+            f"verify_claim: the index holds {', '.join(missing)}, which fence {fence.name!r} does not; build "
+            f"the SourceIndex from the fence's sources."
+        )
+    notes: list[str] = []
+    strong = [q for q in claim.quantities if not _is_weak(q)]
+    weak = [q.text for q in claim.quantities if _is_weak(q)]
+    if weak:
+        notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
+
+    cited: list[str] | None = None
+    named_refs = [r for r in claim.references if r.kind != "url"]
+    dangling: list[str] = []
+    if named_refs:
+        cited = []
+        for ref in named_refs:
+            paths = resolve_reference(ref, index)
+            if paths:
+                cited.extend(p for p in paths if p not in cited)
+            else:
+                dangling.append(ref.text)
+        if dangling:
+            notes.append(f"reference {', '.join(map(repr, dangling))} resolves to no source of this unit")
+        cited = cited or None
+
+    allowed = _allowed_origins(claim, index, rules)
+    results: list[_AtomResult] = []
+    near: set[tuple[int, int]] = set()
+    pending = list(strong)
+    # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
+    for q in list(pending):
+        matches = find_atom(q, index)
+        if matches:
+            results.append(_placed(q.text, matches, cited, index, allowed))
+            pending.remove(q)
+    for result in results:
+        for f, start, _ in result.spans:
+            line = index.loaded(f).line_of(start)
+            near.update((f, ln) for ln in range(line - 2, line + 3))
+    for q in pending:
+        results.append(_check_quantity(claim, q, index, cited, near))
+    for quote in claim.quotes:
+        matches = find_atom(quote, index)
+        if matches:
+            results.append(_placed(f"“{quote.text}”", matches, cited, index, allowed))
+        else:
+            results.append(_AtomResult(quote.text, Verdict.UNSUPPORTED, note=f"quote “{quote.text}” found in no source"))
+    for ref in claim.references:
+        if ref.kind == "url":
+            matches = find_atom(ref, index)
+            if matches:
+                results.append(_placed(ref.target, matches, None, index))
+            else:
+                results.append(_AtomResult(ref.text, Verdict.UNSUPPORTED, note=f"URL {ref.target} appears in no source"))
+
+    if not results:
+        if named_refs and not dangling and cited:
+            first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
+            results.append(_AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
+        elif dangling:
+            results.append(_AtomResult(dangling[0], Verdict.UNSUPPORTED, note="dangling reference"))
+    if dangling and rules.strict_misattribution and any(r.verdict in (Verdict.VERIFIED, Verdict.DERIVED) for r in results):
+        results.append(_AtomResult(dangling[0], Verdict.MISATTRIBUTED))
+
+    _apply_origin_rules(results, index, allowed, notes)
+
+    if not results:
+        notes.append("nothing checkable" if not weak else "only weak atoms: nothing checkable")
+        return claim.model_copy(update={"verdict": Verdict.UNVERIFIABLE, "verdict_source": "deterministic",
+                                        "evidence": [], "notes": [*claim.notes, *notes]})
+
+    evidence: list[Evidence] = []
+    for result in results:
+        cited_ok = True
+        for span in result.spans:
+            found, problem = _cite(fence, index, claim, span, result.atom, f"{result.verdict.value}: {result.atom}")
+            if found is None:
+                cited_ok = False
+                notes.append(problem or "")
+            elif found not in evidence:
+                evidence.append(found)
+        if not cited_ok and result.verdict in (Verdict.VERIFIED, Verdict.DERIVED):
+            result.verdict = Verdict.UNSUPPORTED  # fail closed: uncited support is no support
+        if result.note:
+            notes.append(result.note)
+    formulas = [r.formula for r in results if r.formula and r.verdict is Verdict.DERIVED]
+    return claim.model_copy(
+        update={
+            "verdict": _worst(r.verdict for r in results),
+            "verdict_source": "deterministic",
+            "evidence": evidence,
+            "formula": "; ".join(formulas) or None,
+            "notes": [*claim.notes, *dict.fromkeys(n for n in notes if n)],
+        }
+    )
+
+
+def _allowed_origins(claim: ClaimRecord, index: SourceIndex, rules: _Rules) -> set[str] | None:
+    """Paths of the sources every origin rule that applies to the claim allows (by node or label)."""
+    allowed: set[str] | None = None
+    for subject, names in rules.origin:
+        if subject.search(claim.claim):
+            paths = {s.path for s in index.sources if s.node in names or (s.label or "") in names}
+            allowed = paths if allowed is None else allowed & paths
+    return allowed
+
+
+def _apply_origin_rules(results: list[_AtomResult], index: SourceIndex, allowed: set[str] | None, notes: list[str]) -> None:
+    """Derived figures: every operand must come from an allowed source."""
+    if allowed is None:
+        return
+    for result in results:
+        if result.verdict is Verdict.DERIVED and any(index.sources[f].path not in allowed for f, _, _ in result.spans):
+            result.verdict = Verdict.MISATTRIBUTED
+            notes.append(f"{result.atom}: an operand comes from outside {', '.join(sorted(allowed))} (origin rule)")
