@@ -52,7 +52,7 @@ class Ratio(_Model):
 
 
 QuantityKind = Literal[
-    "currency", "percent", "ratio", "bps", "count", "temperature", "length", "mass", "number"
+    "currency", "percent", "ratio", "bps", "count", "temperature", "length", "mass", "number", "duration"
 ]
 
 
@@ -62,7 +62,7 @@ class Quantity(_Model):
     text: str = Field(description="the span as written, e.g. '$1.2 billion'")
     start: int
     end: int
-    value: float = Field(description="normalised value in the base unit (USD, percent points, C, km, kg)")
+    value: float = Field(description="normalised value in the base unit (USD, percent points, C, km, kg, seconds)")
     kind: QuantityKind = "number"
     unit: str | None = Field(default=None, description="'USD', '%', 'bps', 'C', 'km', 'kg', ... or None")
     scale: float = 1.0

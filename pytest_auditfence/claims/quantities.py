@@ -1,0 +1,726 @@
+"""Quantities in text: finding numbers as an analyst reads them and normalising them for comparison.
+
+Owns `parse_quantities`, `detect_scale_context`, `quantities_match` and `QuantityScanner` (bulk scans).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pytest_auditfence.models import Quantity
+
+# --------------------------------------------------------------------------------------------------
+# Vocabulary
+# --------------------------------------------------------------------------------------------------
+
+_CURRENCY_SYMBOLS: dict[str, str] = {
+    "$": "USD", "US$": "USD", "U.S.$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD",
+    "HK$": "HKD", "S$": "SGD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY",
+    "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "Rs": "INR", "Rs.": "INR",
+}
+_CURRENCY_CODES = (
+    "USD", "EUR", "GBP", "JPY", "CHF", "CNY", "RMB", "INR", "AUD", "CAD", "HKD", "SGD", "NZD", "BRL",
+    "KRW", "SEK", "NOK", "DKK", "ZAR", "MXN",
+)
+# Words after a number; value multiplier in the currency's main unit.
+_CURRENCY_WORDS: dict[str, tuple[str, float]] = {
+    "dollar": ("USD", 1.0), "dollars": ("USD", 1.0), "us dollars": ("USD", 1.0),
+    "u.s. dollars": ("USD", 1.0), "cent": ("USD", 0.01), "cents": ("USD", 0.01), "¢": ("USD", 0.01),
+    "euro": ("EUR", 1.0), "euros": ("EUR", 1.0), "pounds sterling": ("GBP", 1.0),
+    "pence": ("GBP", 0.01), "yen": ("JPY", 1.0), "yuan": ("CNY", 1.0), "renminbi": ("CNY", 1.0),
+    "rupee": ("INR", 1.0), "rupees": ("INR", 1.0), "francs": ("CHF", 1.0),
+}
+_CURRENCY_WORDS.update({code.lower(): (("CNY" if code == "RMB" else code), 1.0) for code in _CURRENCY_CODES})
+
+_SCALE_WORDS: dict[str, float] = {
+    "thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9,
+    "billions": 1e9, "trillion": 1e12, "trillions": 1e12, "mn": 1e6, "mln": 1e6, "mm": 1e6,
+    "bn": 1e9, "bln": 1e9, "tn": 1e12, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12,
+}
+
+# unit word -> (kind, shown unit, factor to base, system). Base units: C, km, kg, seconds.
+# `system` tells quantities_match when two shown units are related by a non-decimal conversion.
+_UNITS: dict[str, tuple[str, str, float, str]] = {}
+
+
+def _add_units(kind: str, unit: str, factor: float, system: str, *words: str) -> None:
+    for word in words:
+        _UNITS[word] = (kind, unit, factor, system)
+
+
+_add_units("length", "km", 1.0, "metric", "km", "kms", "kilometer", "kilometers", "kilometre", "kilometres")
+_add_units("length", "m", 1e-3, "metric", "m", "metre", "metres", "meter", "meters")
+_add_units("length", "cm", 1e-5, "metric", "cm", "centimeter", "centimeters", "centimetre", "centimetres")
+_add_units("length", "mm", 1e-6, "metric", "mm", "millimeter", "millimeters", "millimetre", "millimetres")
+_add_units("length", "mi", 1.609344, "imperial", "mi", "mile", "miles")
+_add_units("length", "ft", 0.0003048, "imperial", "ft", "foot", "feet")
+_add_units("length", "in", 0.0000254, "imperial", "inch", "inches")
+_add_units("length", "yd", 0.0009144, "imperial", "yd", "yds", "yard", "yards")
+_add_units("mass", "kg", 1.0, "metric", "kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")
+_add_units("mass", "g", 1e-3, "metric", "g", "gram", "grams", "gm")
+_add_units("mass", "mg", 1e-6, "metric", "mg", "milligram", "milligrams")
+_add_units("mass", "t", 1e3, "metric", "tonne", "tonnes", "metric ton", "metric tons")
+_add_units("mass", "lb", 0.45359237, "imperial", "lb", "lbs", "pound", "pounds")
+_add_units("mass", "oz", 0.028349523125, "imperial", "oz", "ounce", "ounces")
+_add_units("duration", "s", 1.0, "decimal-time", "s", "sec", "secs", "second", "seconds")
+_add_units("duration", "min", 60.0, "decimal-time", "min", "mins", "minute", "minutes")
+_add_units("duration", "h", 3600.0, "decimal-time", "h", "hr", "hrs", "hour", "hours")
+_add_units("duration", "d", 86400.0, "decimal-time", "day", "days")
+_add_units("duration", "wk", 604800.0, "decimal-time", "week", "weeks", "wk", "wks")
+# Months and years are not whole numbers of days: comparing them with days is a conversion.
+_add_units("duration", "mo", 2629746.0, "calendar", "month", "months")
+_add_units("duration", "yr", 31556952.0, "calendar", "year", "years", "yr", "yrs")
+
+_MONTHS = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept|Sep|Oct|Nov|Dec)\.?"
+)
+_ORD = r"(?:st|nd|rd|th)?"
+# Words that turn the number after them into a label ("passage 3", "Step 2", "Table 4").
+_LABEL_WORDS = (
+    r"passages?|steps?|sections?|sec\.|chapters?|ch\.|parts?|pages?|pp?\.|items?|figures?|figs?\.?"
+    r"|tables?|notes?|footnotes?|appendix|appendices|articles?|art\.|rules?|clauses?|paragraphs?"
+    r"|para\.|lines?|questions?|examples?|options?|phases?|stages?|exhibits?|schedules?|documents?"
+    r"|docs?|sources?|references?|refs?\.?|no\.|nos\.|numbers?|episodes?|seasons?|volumes?|vol\."
+    r"|issues?|rounds?|tiers?|types?|levels?|categor(?:y|ies)|grades?|class(?:es)?|versions?|ver\."
+    r"|releases?|builds?|python|ios|android|windows|macos|iphone|java|ubuntu|ipv|html|http"
+)
+_LIST_TAIL = r"(?:\s*(?:,|and|or|&|-|–|—|to|through)\s*\d+(?:\.\d+)*[a-z]?)*"
+
+# Spans that hold digits but no quantity. One pass over the text; candidates inside them are skipped.
+_MASK = re.compile(
+    "|".join(
+        [
+            r"https?://[^\s<>()\[\]\"']+",
+            r"\bwww\.[^\s<>()\[\]\"']+",
+            r"[\w.+-]+@[\w-]+\.[\w.-]+",
+            r"\b\d{4}-\d{1,2}-\d{1,2}\b",
+            r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b",
+            rf"\b{_MONTHS}\s+\d{{1,2}}{_ORD}(?:\s*[-–]\s*\d{{1,2}}{_ORD})?(?:,?\s+\d{{4}})?\b",
+            rf"\b{_MONTHS}\s+\d{{4}}\b",
+            rf"\b\d{{1,2}}{_ORD}(?:\s*[-–]\s*\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTHS}(?:,?\s+\d{{4}})?(?![\w])",
+            r"\b(?:[1-4][QH]|[QH][1-4])(?:\s*(?:FY|CY)?\s*'?\d{2,4})?\b",
+            r"\b(?:FY|CY)\s?'?\d{2,4}\b",
+            r"\b(?:1[89]|20)\d{2}\s?[-–—/]\s?(?:(?:1[89]|20)\d{2}|\d{2})(?![\d%])",
+            r"['’]\d{2}s?\b",
+            r"\b\d{3}0['’]?s\b",
+            r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\b\.?)?",
+            r"\b\d{1,2}(?:\s?[-–]\s?\d{1,2})?\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])",
+            r"(?:\+\d{1,3}[\s.-]?)?\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b",
+            r"(?:\+\d{1,3}[\s.-]?)?\b(?:1[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
+            r"\b[vV]\d+(?:\.\d+)*\b",
+            r"\b\d+\.\d+\.\d+(?:\.\d+)*\b",
+            rf"(?i:\b(?:{_LABEL_WORDS})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b{_LIST_TAIL})",
+            r"(?i:\bNo\.\s?\d+)",
+            r"#\d+\b",
+            r"\[\^?\d+(?:\s*[,;–-]\s*\d+)*\]",
+            r"(?m:^#{1,6}[ \t]+\d+(?:\.\d+)*\.?(?=\s))",
+            r"(?m:^[ \t>]*(?:[-*+][ \t]+)?\(?\d{1,3}[.)](?=[ \t]))",
+            r"(?<![\w$])\(\d{1,2}\)(?=[ \t]+[A-Za-z])",
+            r"\b\d+(?:st|nd|rd|th)\b",
+        ]
+    )
+)
+
+_CUR_PREFIX = (
+    r"(?:US\$|U\.S\.\$|AU\$|CA\$|HK\$|NZ\$|[ACSR]\$|\$|€|£|¥|₹|₩|₽|₺|Rs\.?[ \u00a0]?"
+    r"|(?:" + "|".join(_CURRENCY_CODES) + r")[ \u00a0]?)"
+)
+_SIGNS = "-−–+"
+_CANDIDATE = re.compile(
+    rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+)
+_SP = r"[ \u00a0\u202f]?"
+_PERCENT = re.compile(
+    _SP + r"(?:(?P<pp>(?i:percentage[ -]points?|per[ ]?cent(?:age)?[ -]points?|pp|ppts?)\b)"
+    r"|(?P<pct>%|(?i:per[ ]?cent|pct)\b)|(?P<bps>(?i:bps|bp|basis[ -]points?)\b))"
+)
+_RATIO = re.compile(r"(?P<x>x\b|×)|[ \u00a0](?P<times>times\b)")
+_TEMPERATURE = re.compile(
+    _SP + r"(?:[°º˚][ ]?(?P<deg>[FC])\b|(?i:degrees?|deg\.?)[ ]?(?P<deg2>F|C|(?i:fahrenheit|celsius|centigrade))\b"
+    r"|(?P<word>(?i:fahrenheit|celsius|centigrade))\b|(?P<bare>[°º˚]))"
+)
+_TEMPERATURE_ATTACHED = re.compile(r"(?P<deg>[FC])\b")
+_SCALE = re.compile(
+    _SP + r"(?P<word>(?i:thousands?|millions?|billions?|trillions?|mn|mln|mm|bn|bln|tn)\b|[kKmMbBtT]\b)"
+)
+_UNIT_WORD = re.compile(
+    r"(?P<gap>[ \u00a0\u202f]|-)?(?P<word>(?i:"
+    + "|".join(sorted((re.escape(w) for w in [*_UNITS, *_CURRENCY_WORDS]), key=len, reverse=True))
+    + r"))(?![\w])"
+)
+_EMPHASIS = re.compile(r"[*_]{1,3}")
+_FRACTION = re.compile(r"/(?P<den>\d{1,3})(?![\d/])")
+_YEAR = re.compile(r"(?:1[89]|20)\d{2}")
+
+
+@dataclass(frozen=True)
+class _Suffix:
+    end: int
+    kind: str = "number"
+    unit: str | None = None
+    factor: float = 1.0
+    offset: float = 0.0
+    scale: float | None = None
+
+
+def _unit_suffix(text: str, pos: int, currency: str | None) -> _Suffix | None:
+    """A unit or currency word right after `pos` ("5 km", "24-hour", "5 million dollars")."""
+    m = _UNIT_WORD.match(text, pos)
+    if m is None:
+        return None
+    word = m.group("word")
+    key = word.lower()
+    if m.group("gap") == "-" and key in _CURRENCY_WORDS:
+        return None
+    if key in _CURRENCY_WORDS:
+        code, factor = _CURRENCY_WORDS[key]
+        if currency is not None and currency != code:
+            return None
+        return _Suffix(m.end(), "currency", code, factor)
+    kind, unit, factor, _ = _UNITS[key]
+    if currency is not None:
+        return None
+    # one-letter and ambiguous short units only where they cannot be read otherwise
+    if key in ("s", "h", "g") and m.group("gap") is not None:
+        return None
+    if word in ("S", "H", "G", "M", "MM"):
+        return None
+    return _Suffix(m.end(), kind, unit, factor)
+
+
+def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
+    """Everything a number carries after it: percent, ratio, temperature, scale and unit."""
+    m = _PERCENT.match(text, pos)
+    if m:
+        if m.group("bps"):
+            return _Suffix(m.end(), "bps", "bps", 0.01)
+        return _Suffix(m.end(), "percent", "pp" if m.group("pp") else "%")
+    if currency is None:
+        m = _RATIO.match(text, pos)
+        if m:
+            return _Suffix(m.end(), "ratio", "x")
+        m = _TEMPERATURE.match(text, pos) or _TEMPERATURE_ATTACHED.match(text, pos)
+        if m:
+            groups = m.groupdict()
+            if groups.get("bare"):
+                return _Suffix(m.end(), "number", "°")
+            letter = (groups.get("deg") or groups.get("deg2") or groups.get("word") or "C")[0].upper()
+            if letter == "F":
+                return _Suffix(m.end(), "temperature", "F", 5.0 / 9.0, -32.0 * 5.0 / 9.0)
+            return _Suffix(m.end(), "temperature", "C")
+    m = _SCALE.match(text, pos)
+    if m:
+        word = m.group("word")
+        attached = m.start("word") == pos
+        accepted = len(word) > 1 or currency is not None or (attached and word in "kKMB")
+        if word == "mm" and currency is None:
+            accepted = False  # millimetres, not millions, outside money
+        if accepted:
+            scale = _SCALE_WORDS[word.lower()]
+            after = _unit_suffix(text, m.end(), currency)
+            if after is not None and after.kind in ("currency", "length", "mass"):
+                return _Suffix(after.end, after.kind, after.unit, after.factor, scale=scale)
+            return _Suffix(m.end(), "currency" if currency else "number", currency, scale=scale)
+    after = _unit_suffix(text, pos, currency)
+    if after is not None:
+        return after
+    if currency is not None:
+        return _Suffix(pos, "currency", currency)
+    return _Suffix(pos)
+
+
+def _decimals(num: str) -> int:
+    return len(num) - num.index(".") - 1 if "." in num else 0
+
+
+def _currency_code(prefix: str) -> str:
+    prefix = prefix.strip().replace("\u00a0", "")
+    if prefix in _CURRENCY_SYMBOLS:
+        return _CURRENCY_SYMBOLS[prefix]
+    return "CNY" if prefix == "RMB" else prefix
+
+
+_TABLE_NEGATIVE_BEFORE = re.compile(r"(?:^|[|\t=:]|  )[ \t]*$")
+
+
+def _paren_negative(text: str, start: int, end: int) -> bool:
+    """"(1,234)" is a negative where accountants write it: a table cell, after a colon, or at a line start."""
+    if start == 0 or text[start - 1] != "(" or end >= len(text) or text[end] != ")":
+        return False
+    line_start = text.rfind("\n", 0, start - 1) + 1
+    return _TABLE_NEGATIVE_BEFORE.search(text, line_start, start - 1) is not None or (
+        start >= 2 and text[start - 2] in "$€£¥"
+    )
+
+
+class _Parser:
+    """One pass over a text: mask spans, candidate numbers, suffixes, ranges."""
+
+    def __init__(self, text: str, scale_context: float | None, unit_context: str | None, offset: int):
+        self.text = text
+        self.scale_context = scale_context
+        self.unit_context = unit_context
+        self.offset = offset
+
+    def run(self) -> list[Quantity]:
+        text = self.text
+        masks = [(m.start(), m.end()) for m in _MASK.finditer(text)]
+        mask_starts = [s for s, _ in masks]
+        out: list[Quantity] = []
+        prev_end = -10  # end of the previous number-like token, skipped or not
+        prev_q: Quantity | None = None
+        pos = 0
+        n = len(text)
+        while pos < n:
+            m = _CANDIDATE.search(text, pos)
+            if m is None:
+                break
+            pos = max(m.end(), pos + 1)
+            num_start, num_end = m.span("num")
+            i = bisect.bisect_right(mask_starts, num_start) - 1
+            if i >= 0 and masks[i][1] > num_start:
+                prev_end = max(prev_end, masks[i][1])
+                pos = max(pos, masks[i][1])
+                continue
+            if i + 1 < len(masks) and masks[i + 1][0] < num_end:
+                prev_end = max(prev_end, masks[i + 1][1])
+                pos = max(pos, masks[i + 1][1])
+                continue
+            q, token_end, chained = self._one(m, prev_end)
+            if token_end is not None:
+                pos = max(pos, token_end)
+                prev_end = token_end
+            if q is None:
+                continue
+            if not chained and prev_q is not None and q is not None:
+                chained = _between_and(text, prev_q, q, self.offset)
+            if chained and prev_q is not None:
+                prev_q, q = self._range(prev_q, q)
+                out[-1] = prev_q
+            out.append(q)
+            prev_q = q
+        return out
+
+    def _one(self, m: re.Match[str], prev_end: int) -> tuple[Quantity | None, int | None, bool]:
+        text = self.text
+        start = m.start()
+        sign = m.group("sign")
+        cur = m.group("cur")
+        num_start, num_end = m.span("num")
+        num = m.group("num")
+        gap_before = text[prev_end:start] if 0 <= prev_end <= start else None
+        in_range = gap_before is not None and (
+            gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through")
+        ) and len(gap_before) <= 9
+        negative = False
+        if sign is not None:
+            if in_range and text[start:start + 1] in "-–—":
+                # "2020-2021", "10-15%": a range, never a negative
+                start = m.start("cur") if cur else num_start
+            elif sign == "+":
+                pass
+            elif start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_"):
+                return None, num_end, False  # "COVID-19", "S-1": part of a name
+            else:
+                negative = True
+        if m.group("sign2"):
+            negative = True
+        if cur is None and sign is None:
+            start = num_start
+        # A letter, digit or dot glued to the front makes it part of a name or code ("FY2024", "A1").
+        before = text[start - 1] if start > 0 else ""
+        if before and (before.isalnum() or before in "_.@/\\") and not (before == "." and sign):
+            return None, num_end, False
+        if cur is not None and cur[:1].isalpha() and before.isalpha():
+            return None, num_end, False
+        if num.count(".") > 1:
+            return None, num_end, False
+        if num_end < len(text) and text[num_end] in ".," and num_end + 1 < len(text) and text[num_end + 1].isdigit():
+            return None, num_end + 2, False  # "1.2.3", "1,23": not a plain number
+        digits = num.replace(",", "").replace(".", "")
+        if len(digits) > 18:
+            return None, num_end, False  # ids and hashes, not amounts
+        currency = _currency_code(cur) if cur else None
+
+        value_num = float(num.replace(",", ""))
+        decimals = _decimals(num)
+        den = None
+        fm = _FRACTION.match(text, num_end) if currency is None and "," not in num and "." not in num else None
+        if fm is not None and int(fm.group("den")) > 0:
+            den = int(fm.group("den"))
+            value_num = value_num / den
+            num_end = fm.end()
+        suffix = _suffix(text, num_end, currency)
+        em = _EMPHASIS.match(text, num_end)
+        if suffix.end == num_end and em is not None:
+            # "**$5.2** billion": markdown emphasis closes between the number and its scale
+            behind = _suffix(text, em.end(), currency)
+            if behind.end > em.end() and (behind.kind != "currency" or behind.scale is not None or currency is None):
+                suffix = behind
+        end = suffix.end
+        after = text[end] if end < len(text) else ""
+        if after and (after.isalnum() or after == "_"):
+            return None, end, False  # "5G", "3D", "4x4"
+        if after == "-" and end + 1 < len(text) and text[end + 1].isalpha() and suffix.kind == "number":
+            return None, end, False  # "10-K", "20-F"
+        kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
+        if (
+            kind == "number" and unit is None and scale is None and den is None and currency is None
+            and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num)
+        ):
+            return None, end, False  # a year
+        if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
+            scale = self.scale_context
+        if kind == "number" and unit is None and self.unit_context:
+            kind, unit = self._context_kind()
+        if kind in ("number", "currency") and _paren_negative(text, start, end):
+            negative = True
+            start -= 1
+            end += 1
+        if kind == "currency" and unit is None:
+            unit = "USD"
+        scale_value = scale if scale is not None else 1.0
+        factor = suffix.factor * (0.01 if kind == "bps" and suffix.factor == 1.0 else 1.0)
+        value = value_num * scale_value * factor
+        if negative:
+            value = -value
+        value += suffix.offset
+        tolerance = (0.005 * abs(value) if den else 0.5 * 10.0 ** (-decimals) * scale_value * abs(factor))
+        if not math.isfinite(value) or not math.isfinite(tolerance):
+            return None, end, False
+        q = Quantity.model_construct(
+            text=text[start:end], start=start + self.offset, end=end + self.offset, value=value,
+            kind=kind, unit=unit, scale=scale_value, tolerance=tolerance, negative=negative,
+        )
+        return q, end, bool(in_range and gap_before is not None)
+
+    def _context_kind(self) -> tuple[str, str | None]:
+        ctx = self.unit_context
+        if ctx in ("%", "pp"):
+            return "percent", ctx
+        if ctx == "bps":
+            return "bps", "bps"
+        if ctx == "x":
+            return "ratio", "x"
+        if ctx in _CURRENCY_CODES or ctx in _CURRENCY_SYMBOLS.values():
+            return "currency", ctx
+        if ctx and ctx.lower() in _UNITS:
+            return _UNITS[ctx.lower()][0], _UNITS[ctx.lower()][1]
+        return "number", None
+
+    def _range(self, first: Quantity, second: Quantity) -> tuple[Quantity, Quantity]:
+        """"10-15%", "$1.2-1.5 billion", "3 to 4 minutes": the bare end takes the other's unit."""
+        if first.kind == "number" and first.unit is None and second.kind != "number":
+            base = abs(first.value) / (first.scale or 1.0)
+            factor = second.scale * _unit_factor(second)
+            value = base * factor + _unit_offset(second)
+            value = -value if first.negative else value
+            tol = first.tolerance / (first.scale or 1.0) * factor
+            first = first.model_copy(
+                update={"kind": second.kind, "unit": second.unit, "scale": second.scale, "value": value, "tolerance": tol}
+            )
+        elif first.kind == "currency" and second.kind == "number" and second.unit is None:
+            second = second.model_copy(update={"kind": "currency", "unit": first.unit})
+        if first.kind == "currency" and second.kind == "currency" and first.scale == 1.0 and second.scale != 1.0:
+            if first.text.strip("$€£¥()-−– ").replace(",", "").replace(".", "").isdigit():
+                first = first.model_copy(
+                    update={"scale": second.scale, "value": first.value * second.scale,
+                            "tolerance": first.tolerance * second.scale}
+                )
+        return first, second
+
+
+_BETWEEN = re.compile(r"(?i)\bbetween\s+$")
+
+
+def _between_and(text: str, first: Quantity, second: Quantity, offset: int) -> bool:
+    """"between 10 and 15%" is a range too."""
+    gap = text[first.end - offset:second.start - offset]
+    if gap.strip().lower() != "and" or len(gap) > 6:
+        return False
+    return _BETWEEN.search(text, max(0, first.start - offset - 12), first.start - offset) is not None
+
+
+def _unit_factor(q: Quantity) -> float:
+    if q.kind == "temperature":
+        return 5.0 / 9.0 if q.unit == "F" else 1.0
+    if q.kind == "bps":
+        return 0.01
+    for kind, unit, factor, _ in _UNITS.values():
+        if kind == q.kind and unit == q.unit:
+            return factor
+    return 1.0
+
+
+def _unit_offset(q: Quantity) -> float:
+    return -32.0 * 5.0 / 9.0 if q.kind == "temperature" and q.unit == "F" else 0.0
+
+
+def parse_quantities(
+    text: str, *, scale_context: float | None = None, unit_context: str | None = None, offset: int = 0
+) -> list[Quantity]:
+    """Every quantity in `text`, in order, with spans shifted by `offset`.
+
+    `scale_context` / `unit_context` come from a table header or caption ("(in millions)" -> 1e6,
+    "($M)" -> 1e6 and "USD", "Margin (%)" -> "%"); they apply to numbers that carry no scale or unit.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"parse_quantities(text=...) needs a str, got {type(text).__name__}; pass the text itself")
+    if not text:
+        return []
+    return _Parser(text, scale_context, unit_context, offset).run()
+
+
+# --------------------------------------------------------------------------------------------------
+# Scale context ("(in millions)", "($M)", "USD thousands")
+# --------------------------------------------------------------------------------------------------
+
+_CTX_SCALE = (
+    r"(?P<scale>thousands|thousand|millions|million|billions|billion|trillions|trillion"
+    r"|mm|mn|mln|bn|bln|tn|000s|'000s|k|m|b|t)"
+)
+_CUR_ALTS = r"us\$|\$|€|£|¥|usd|eur|gbp|jpy|chf|cny|rmb|inr|aud|cad|hkd|dollars|euros|pounds"
+
+
+def _cur(name: str) -> str:
+    return rf"(?P<{name}>{_CUR_ALTS})"
+
+
+_SCALE_CONTEXT = [
+    # "(in millions)", "in $ billions", "(in thousands of dollars, except per share data)", "$ in millions"
+    re.compile(rf"(?i)(?:{_cur('cur1')}\s*)?\bin\s+(?:{_cur('cur2')}\s*)?{_CTX_SCALE}\b(?:\s+of\s+{_cur('cur3')})?"),
+    # "(USD m)", "($M)", "(€ millions)", "(USD thousands)", "(millions of dollars)"
+    re.compile(rf"(?i)\(\s*{_cur('cur1')}\s*{_CTX_SCALE}\s*\)"),
+    re.compile(rf"(?i)\(\s*{_CTX_SCALE}(?:\s+of\s+{_cur('cur1')})?\s*\)"),
+    re.compile(rf"(?i)(?<![\w$]){_cur('cur1')}\s?{_CTX_SCALE}\b(?!\s*\d)"),
+    re.compile(rf"(?i)\b{_cur('cur1')}\s+in\s+{_CTX_SCALE}\b"),
+]
+_PERCENT_CONTEXT = re.compile(r"(?i)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|\bbps\b|\(\s*x\s*\)")
+_BARE_CURRENCY = re.compile(rf"(?i)\(\s*{_cur('cur1')}\s*\)")
+_ANY_CURRENCY = re.compile(rf"(?i)(?<![\w]){_cur('cur1')}(?![\w])")
+_SCALE_CTX_VALUES = {
+    "thousands": 1e3, "thousand": 1e3, "000s": 1e3, "'000s": 1e3, "k": 1e3, "millions": 1e6,
+    "million": 1e6, "mm": 1e6, "mn": 1e6, "mln": 1e6, "m": 1e6, "billions": 1e9, "billion": 1e9,
+    "bn": 1e9, "bln": 1e9, "b": 1e9, "trillions": 1e12, "trillion": 1e12, "tn": 1e12, "t": 1e12,
+}
+_CUR_CTX_VALUES = {"dollars": "USD", "euros": "EUR", "pounds": "GBP", "us$": "USD", "rmb": "CNY"}
+
+
+def detect_scale_context(text: str) -> tuple[float | None, str | None]:
+    """The scale and unit a caption or header gives the numbers under it.
+
+    "(in millions)" -> (1e6, None); "$ in billions" -> (1e9, "USD"); "(USD m)" -> (1e6, "USD");
+    "Margin (%)" -> (None, "%"); nothing found -> (None, None).
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"detect_scale_context(text=...) needs a str, got {type(text).__name__}")
+    for pattern in _SCALE_CONTEXT:
+        m = pattern.search(text)
+        if m is None:
+            continue
+        scale = _SCALE_CTX_VALUES[m.group("scale").lower()]
+        token = next((v for k, v in m.groupdict().items() if k.startswith("cur") and v), None)
+        if token is None:
+            # "Revenue, $ (in millions)": the symbol may sit outside the matched phrase
+            cm = _ANY_CURRENCY.search(text)
+            token = cm.group("cur1") if cm else None
+        return scale, (_currency_from_token(token) if token else None)
+    pm = _PERCENT_CONTEXT.search(text)
+    if pm:
+        found = pm.group(0).lower()
+        if "bps" in found:
+            return None, "bps"
+        if "x" in found.replace("%", ""):
+            return None, "x"
+        return None, "%"
+    cm = _BARE_CURRENCY.search(text)
+    if cm:
+        return None, _currency_from_token(cm.group("cur1"))
+    return None, None
+
+
+def _currency_from_token(token: str) -> str:
+    t = token.strip()
+    if t.lower() in _CUR_CTX_VALUES:
+        return _CUR_CTX_VALUES[t.lower()]
+    if t in _CURRENCY_SYMBOLS:
+        return _CURRENCY_SYMBOLS[t]
+    return "CNY" if t.upper() == "RMB" else t.upper()
+
+
+# --------------------------------------------------------------------------------------------------
+# Comparison
+# --------------------------------------------------------------------------------------------------
+
+_FAMILY = {
+    "currency": "money", "number": "money", "count": "money", "percent": "percent", "bps": "percent",
+    "ratio": "ratio", "temperature": "temperature", "length": "length", "mass": "mass",
+    "duration": "duration",
+}
+
+
+def _system(q: Quantity) -> str:
+    if q.kind == "temperature":
+        return q.unit or "C"
+    for kind, unit, _, system in _UNITS.values():
+        if kind == q.kind and unit == q.unit:
+            return system
+    return "decimal"
+
+
+def _compatible(claimed: Quantity, observed: Quantity) -> bool:
+    if _FAMILY[claimed.kind] != _FAMILY[observed.kind]:
+        # a bare number and a ratio are the same figure written two ways ("2.5" vs "2.5x")
+        pair = {claimed.kind, observed.kind}
+        return pair == {"number", "ratio"} and claimed.unit in (None, "x") and observed.unit in (None, "x")
+    if claimed.kind == "currency" and observed.kind == "currency":
+        return claimed.unit == observed.unit
+    if claimed.kind == "number" and observed.kind == "number":
+        return claimed.unit == observed.unit or claimed.unit is None or observed.unit is None
+    # money family: a bare number may stand for an amount whose symbol the source dropped ("1,234"
+    # under "(in millions)"), but a unit-bearing number never matches money
+    if _FAMILY[claimed.kind] == "money":
+        return (claimed.kind == "number" and claimed.unit is None) or (
+            observed.kind == "number" and observed.unit is None
+        )
+    return True
+
+
+def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
+    """Does `observed` (from a source) back `claimed` (from the report) at the precision claimed?
+
+    Same kind family, and |claimed - observed| within the claim's tolerance. Where the two were shown in
+    units related by a non-decimal conversion (°F/°C, mi/km, lb/kg, months/days) both sides were rounded
+    on their own, so the two tolerances add up: 400 °F (204.4 °C) matches "205 °C".
+    """
+    if not _compatible(claimed, observed):
+        return False
+    tolerance = claimed.tolerance
+    if _system(claimed) != _system(observed):
+        tolerance += observed.tolerance
+    # a relative epsilon absorbs float error in scaled values (1.2e9 vs 1234e6)
+    slack = 1e-9 * max(abs(claimed.value), abs(observed.value), 1.0)
+    return abs(claimed.value - observed.value) <= tolerance + slack
+
+
+# --------------------------------------------------------------------------------------------------
+# Bulk scanning of source texts
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScannedQuantity:
+    """A quantity found in a source text, with its 1-based line number."""
+
+    line: int
+    quantity: Quantity
+
+
+_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+class QuantityScanner:
+    """Finds every quantity of large source texts, with line numbers and absolute offsets.
+
+    Lines are parsed one at a time, so memory stays flat on 100 MB corpora; a caption line such as
+    "(in millions)" and a markdown table header give their scale and unit to the table rows under them.
+    """
+
+    def __init__(self, *, track_context: bool = True) -> None:
+        self.track_context = track_context
+
+    def scan(self, text: str) -> list[ScannedQuantity]:
+        """All quantities of `text` in order; offsets are into `text`."""
+        return list(self.iter_scan(text))
+
+    def iter_scan(self, text: str) -> Iterator[ScannedQuantity]:
+        if not isinstance(text, str):
+            raise TypeError(f"QuantityScanner.scan(text=...) needs a str, got {type(text).__name__}")
+        caption: tuple[float | None, str | None] = (None, None)
+        columns: list[tuple[float | None, str | None]] | None = None
+        pos = 0
+        line_no = 0
+        n = len(text)
+        while pos < n:
+            nl = text.find("\n", pos)
+            end = n if nl < 0 else nl
+            line_no += 1
+            line = text[pos:end]
+            if self.track_context:
+                caption, columns, cells = _table_state(line, caption, columns)
+            else:
+                cells = None
+            if cells is not None:
+                for (cell_start, cell_end), (scale, unit) in cells:
+                    for q in parse_quantities(
+                        line[cell_start:cell_end], scale_context=scale, unit_context=unit, offset=pos + cell_start
+                    ):
+                        yield ScannedQuantity(line_no, q)
+            elif any(c.isdigit() for c in line):
+                for q in parse_quantities(line, offset=pos):
+                    yield ScannedQuantity(line_no, q)
+            pos = end + 1
+
+
+_CAPTION = re.compile(r"(?i)^\s*[(*_]*\s*(?:[$€£]|usd|eur|gbp)?\s*in\b|\((?:in\s|[$€£]|usd|eur)|^\W*(?:dollars|amounts)\s+in\b")
+
+
+def _table_state(
+    line: str, caption: tuple[float | None, str | None], columns: list[tuple[float | None, str | None]] | None
+) -> tuple[tuple[float | None, str | None], list[tuple[float | None, str | None]] | None, list | None]:
+    """Advance the caption/header state by one line; return the cells to parse with their contexts."""
+    stripped = line.strip()
+    if not stripped:
+        return caption, columns, None
+    if "|" not in stripped:
+        if len(stripped) <= 120 and _CAPTION.search(stripped):
+            ctx = detect_scale_context(stripped)
+            if ctx != (None, None):
+                return ctx, None, None
+        return ((None, None) if columns is not None else caption), None, None
+    if _TABLE_SEPARATOR.match(stripped):
+        return caption, columns, []
+    cells = split_table_row(line)
+    if columns is None:
+        # the first row of a table is its header: it gives each column its context
+        cols = [_merge_context(caption, detect_scale_context(line[s:e])) for s, e in cells]
+        return caption, cols, None if _looks_like_header(line, cells) else list(zip(cells, cols))
+    contexts = [columns[i] if i < len(columns) else caption for i in range(len(cells))]
+    return caption, columns, list(zip(cells, contexts))
+
+
+def _looks_like_header(line: str, cells: list[tuple[int, int]]) -> bool:
+    return sum(any(ch.isalpha() for ch in line[s:e]) for s, e in cells) >= max(1, len(cells) - 1) or all(
+        _YEAR.fullmatch(line[s:e].strip().strip("*")) or any(ch.isalpha() for ch in line[s:e]) for s, e in cells
+    )
+
+
+def _merge_context(
+    caption: tuple[float | None, str | None], column: tuple[float | None, str | None]
+) -> tuple[float | None, str | None]:
+    if column[1] in ("%", "pp", "bps", "x"):
+        return None, column[1]
+    return (column[0] if column[0] is not None else caption[0], column[1] if column[1] is not None else caption[1])
+
+
+def split_table_row(line: str) -> list[tuple[int, int]]:
+    """Spans of the cells of a markdown table row (content only, trimmed), in order."""
+    spans: list[tuple[int, int]] = []
+    bars = [i for i, ch in enumerate(line) if ch == "|" and (i == 0 or line[i - 1] != "\\")]
+    edges = [-1, *bars, len(line)]
+    for left, right in zip(edges, edges[1:]):
+        s, e = left + 1, right
+        while s < e and line[s].isspace():
+            s += 1
+        while e > s and line[e - 1].isspace():
+            e -= 1
+        if (left == -1 and s == e) or (right == len(line) and s == e):
+            continue  # outside the leading / trailing bar
+        spans.append((s, e))
+    return spans
