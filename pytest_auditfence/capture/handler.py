@@ -1,0 +1,397 @@
+"""The LangChain callback handler that records a LangGraph run into a `Recorder`.
+
+Owns the mapping from callback events (chain/tool/model/retriever) to journal events: which chain runs
+are graph nodes, which node ran a tool or model call, and the static edges of each graph that ran.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+from pytest_auditfence.capture.recorder import Recorder
+
+END_NODE = "__end__"
+START_NODE = "__start__"
+# How far up the call stack a graph's own stream()/astream() sits when it reports its chain start.
+_GRAPH_FRAME_DEPTH = 12
+
+
+def namespaced_name(checkpoint_ns: str | None, node: str) -> str:
+    """'research:<task id>|search:<task id>' -> 'research/search'; numeric segments (a repeated call of a
+    subgraph inside one node) and task ids are dropped so names are stable across runs."""
+    if not checkpoint_ns:
+        return node
+    parts = [seg.split(":", 1)[0] for seg in checkpoint_ns.split("|") if seg and not seg.isdigit()]
+    return "/".join(parts) or node
+
+
+def _find_running_graph() -> Any | None:
+    """The Pregel whose stream()/astream() is reporting this chain start, if it is a graph run.
+
+    A graph run's chain start is called from its own (a)stream a few frames up, before that frame has bound
+    `run_manager`; a runnable inside a node also has an (a)stream up its stack, but one whose run_manager
+    is set already, so it is never mistaken for a graph."""
+    try:
+        from langgraph.pregel import Pregel
+    except ImportError:  # pragma: no cover - langgraph is a dependency
+        return None
+    frame = sys._getframe(2)
+    for _ in range(_GRAPH_FRAME_DEPTH):
+        if frame is None:
+            return None
+        if frame.f_code.co_name in ("stream", "astream"):
+            candidate = frame.f_locals.get("self")
+            if isinstance(candidate, Pregel):
+                local_vars = frame.f_locals
+                if local_vars.get("run_manager") is None and "graph_callback_manager" not in local_vars:
+                    return candidate
+                return None
+        frame = frame.f_back
+    return None
+
+
+def static_structure(graph: Any) -> dict[str, Any]:
+    """Node names, static (unconditional) edges and nodes that are compiled subgraphs of a compiled graph.
+
+    `edges` is None when the graph does not expose them; topology then falls back to step order."""
+    from langgraph.pregel import Pregel
+
+    nodes_map = getattr(graph, "nodes", {}) or {}
+    nodes = sorted(str(n) for n in nodes_map)
+    subgraphs = sorted(str(n) for n, spec in nodes_map.items() if isinstance(getattr(spec, "bound", None), Pregel))
+    builder = getattr(graph, "builder", None)
+    edges: set[tuple[str, str]] = set()
+    if builder is not None and hasattr(builder, "edges"):
+        edges.update((str(a), str(b)) for a, b in builder.edges)
+        for starts, end in getattr(builder, "waiting_edges", ()):
+            edges.update((str(a), str(end)) for a in starts)
+    else:
+        try:
+            drawn = graph.get_graph()
+        except Exception:  # a graph that cannot draw itself still captures; topology falls back to steps
+            return {"nodes": nodes, "edges": None, "subgraph_nodes": subgraphs}
+        edges.update((e.source, e.target) for e in drawn.edges if not e.conditional)
+    return {"nodes": nodes, "edges": [list(e) for e in sorted(edges)], "subgraph_nodes": subgraphs}
+
+
+def _routes(value: Any) -> list[str] | None:
+    """Targets named by a branch function's or Command's routing value, or None if it is not one."""
+    from langgraph.types import Send
+
+    if isinstance(value, Send):
+        return [value.node]
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple) and value:
+        targets: list[str] = []
+        for item in value:
+            if isinstance(item, Send):
+                targets.append(item.node)
+            elif isinstance(item, str):
+                targets.append(item)
+            else:
+                return None
+        return targets
+    return None
+
+
+def _command_parts(output: Any) -> tuple[Any, list[str]]:
+    """Split a node output into (state update, Command goto targets)."""
+    from langgraph.types import Command
+
+    if isinstance(output, Command):
+        return output.update, _routes(output.goto) or []
+    if isinstance(output, list | tuple) and any(isinstance(o, Command) for o in output):
+        updates: list[Any] = []
+        targets: list[str] = []
+        for item in output:
+            if isinstance(item, Command):
+                updates.append(item.update)
+                targets.extend(_routes(item.goto) or [])
+            else:
+                updates.append(item)
+        return updates, targets
+    return output, []
+
+
+def _error_text(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"
+
+
+class CaptureHandler(BaseCallbackHandler):
+    """Records graph nodes, tool calls, chat model calls and retriever results of any run it is attached to.
+
+    Sync on purpose, with `run_inline`: LangChain then calls it in the event loop's own thread during
+    ainvoke/astream (no executor hop), and in the worker threads of parallel branches during invoke."""
+
+    run_inline = True
+    raise_error = False
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self._rec = recorder
+        self._owner: dict[UUID, UUID | None] = {}  # any run -> the node task run that contains it
+        self._tasks: dict[UUID, str] = {}  # node task run -> namespaced node name
+        self._task_graph: dict[UUID, UUID | None] = {}  # node task run -> the graph run it belongs to
+        self._graph_nodes: dict[UUID, frozenset[str]] = {}  # graph run -> its node names
+        self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
+        self._calls: dict[UUID, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _structure(self, graph: Any) -> dict[str, Any]:
+        cached = self._structures.get(id(graph))
+        if cached is None or cached[0] is not graph:
+            cached = (graph, static_structure(graph))
+            self._structures[id(graph)] = cached
+        return cached[1]
+
+    def _node_of(self, task: UUID | None) -> str | None:
+        return self._tasks.get(task) if task is not None else None
+
+    def _start_call(self, kind: str, run_id: UUID, parent_run_id: UUID | None, **fields: Any) -> dict[str, Any]:
+        task = self._owner.get(parent_run_id) if parent_run_id is not None else None
+        self._owner[run_id] = task
+        info = {"node": self._node_of(task), **fields}
+        self._calls[run_id] = info
+        return info
+
+    def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> dict[str, Any]:
+        task = self._owner.get(run_id)
+        return {
+            "run_id": str(run_id),
+            "parent_run_id": str(parent_run_id) if parent_run_id else None,
+            "task": str(task) if task else None,
+        }
+
+    # -- chains: graphs, nodes, branch functions -------------------------------------------------
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            md = metadata or {}
+            node = md.get("langgraph_node")
+            step = md.get("langgraph_step")
+            # LangGraph tags a node's own run (not the runnables inside it) with its step.
+            if node is not None and tags and f"graph:step:{step}" in tags:
+                self._start_node(inputs, run_id, parent_run_id, md, str(node), step)
+                return
+            owner = self._owner.get(parent_run_id) if parent_run_id is not None else None
+            self._owner[run_id] = owner
+            graph = _find_running_graph()
+            if graph is None and parent_run_id is not None:
+                return
+            structure = self._structure(graph) if graph is not None else {
+                "nodes": [], "edges": None, "subgraph_nodes": []}
+            self._graph_nodes[run_id] = frozenset(structure["nodes"])
+            payload: dict[str, Any] = {"graph": kwargs.get("name") or "graph", **structure,
+                                       "node": self._node_of(owner)}
+            if owner is None:
+                payload["blob"] = self._rec.content(inputs)
+            self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
+            self._rec.fail("on_chain_start", exc)
+
+    def _start_node(
+        self, inputs: Any, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], node: str, step: Any
+    ) -> None:
+        ns = md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or ""
+        name = namespaced_name(ns, node)
+        self._owner[run_id] = run_id
+        self._tasks[run_id] = name
+        self._task_graph[run_id] = parent_run_id
+        path = md.get("langgraph_path") or ()
+        payload = {
+            "node": name,
+            "local": node,
+            "step": step,
+            "triggers": sorted(str(t) for t in md.get("langgraph_triggers") or ()),
+            "path": [str(p) for p in path],
+            "blob": None if node == START_NODE else self._rec.content(inputs),
+        }
+        meta = self._meta(run_id, parent_run_id)
+        meta["checkpoint_ns"] = ns
+        self._rec.emit("node_start", payload, meta)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        try:
+            name = self._tasks.get(run_id)
+            if name is not None:
+                update, goto = _command_parts(outputs)
+                payload = {"node": name, "blob": self._rec.content(update), "routes": sorted(set(goto))}
+                self._rec.emit("node_end", payload, self._meta(run_id, parent_run_id))
+                return
+            if run_id in self._graph_nodes:
+                self._rec.emit("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
+                return
+            task = self._owner.get(run_id)
+            if task is None:
+                return
+            targets = _routes(outputs)
+            if not targets:
+                return
+            known = self._graph_nodes.get(self._task_graph.get(task), frozenset())  # type: ignore[arg-type]
+            if all(t in known or t == END_NODE for t in targets):
+                self._rec.emit("route", {"node": self._tasks[task], "targets": sorted(set(targets))},
+                               self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_chain_end", exc)
+
+    def on_chain_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            name = self._tasks.get(run_id)
+            if name is not None:
+                payload = {"node": name, "error": self._rec.text(_error_text(error))}
+                self._rec.emit("node_error", payload, self._meta(run_id, parent_run_id))
+            elif run_id in self._graph_nodes:
+                payload = {"ok": False, "error": self._rec.text(_error_text(error))}
+                self._rec.emit("graph_end", payload, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_chain_error", exc)
+
+    # -- tools ------------------------------------------------------------------------------------
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        inputs: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
+            info = self._start_call("tool", run_id, parent_run_id, tool=str(tool),
+                                    tool_call_id=kwargs.get("tool_call_id"))
+            args = inputs if inputs is not None else input_str
+            self._rec.emit("tool_start", {**info, "blob": self._rec.content(args)}, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_tool_start", exc)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        try:
+            info = self._calls.pop(run_id, None) or {"node": None, "tool": "tool", "tool_call_id": None}
+            content = output
+            # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
+            if hasattr(output, "tool_call_id") and hasattr(output, "content"):
+                info = {**info, "tool_call_id": info.get("tool_call_id") or output.tool_call_id}
+                content = output.content
+                if getattr(output, "status", "success") == "error":
+                    payload = {**info, "error": self._rec.text(str(content))}
+                    self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
+                    return
+            self._rec.emit("tool_end", {**info, "blob": self._rec.content(content)}, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_tool_end", exc)
+
+    def on_tool_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            info = self._calls.pop(run_id, None) or {"node": None, "tool": "tool", "tool_call_id": None}
+            payload = {**info, "error": self._rec.text(_error_text(error))}
+            self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_tool_error", exc)
+
+    # -- chat models ------------------------------------------------------------------------------
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any] | None,
+        messages: list[list[Any]],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            model = kwargs.get("name") or (serialized or {}).get("name") or "model"
+            info = self._start_call("model", run_id, parent_run_id, model=str(model))
+            batch = messages[0] if len(messages) == 1 else messages
+            self._rec.emit("model_start", {**info, "blob": self._rec.content(batch)}, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_chat_model_start", exc)
+
+    def on_llm_start(
+        self,
+        serialized: dict[str, Any] | None,
+        prompts: list[str],
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
+            info = self._start_call("model", run_id, parent_run_id, model=str(model))
+            self._rec.emit("model_start", {**info, "blob": self._rec.content(prompts)}, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_llm_start", exc)
+
+    def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        try:
+            info = self._calls.pop(run_id, None) or {"node": None, "model": "model"}
+            outputs: list[Any] = []
+            usage: Any = None
+            for generations in getattr(response, "generations", []) or []:
+                for gen in generations:
+                    message = getattr(gen, "message", None)
+                    outputs.append(message if message is not None else getattr(gen, "text", None))
+                    usage = usage or getattr(message, "usage_metadata", None)
+            usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
+            value = {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
+            self._rec.emit("model_end", {**info, "blob": self._rec.content(value)}, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_llm_end", exc)
+
+    def on_llm_error(
+        self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            info = self._calls.pop(run_id, None) or {"node": None, "model": "model"}
+            payload = {**info, "error": self._rec.text(_error_text(error))}
+            self._rec.emit("model_error", payload, self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_llm_error", exc)
+
+    # -- retrievers -------------------------------------------------------------------------------
+    def on_retriever_start(
+        self,
+        serialized: dict[str, Any] | None,
+        query: str,
+        *,
+        run_id: UUID,
+        parent_run_id: UUID | None = None,
+        **kwargs: Any,
+    ) -> None:
+        try:
+            retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+            self._start_call("retriever", run_id, parent_run_id, retriever=str(retriever),
+                             query=self._rec.text(str(query)))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_retriever_start", exc)
+
+    def on_retriever_end(
+        self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
+    ) -> None:
+        try:
+            info = self._calls.pop(run_id, None) or {"node": None, "retriever": "retriever", "query": None}
+            self._rec.emit("retriever_end", {**info, "blob": self._rec.content(list(documents))},
+                           self._meta(run_id, parent_run_id))
+        except Exception as exc:  # noqa: BLE001
+            self._rec.fail("on_retriever_end", exc)

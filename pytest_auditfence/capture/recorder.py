@@ -1,0 +1,63 @@
+"""The single write path of a capture: redact, serialise, store by sha256, append to the journal.
+
+Every capture level (callbacks, wrapped tools, instrumented graphs, artifacts, importers) records through
+`Recorder`, so nothing reaches disk unredacted and every event has the same shape.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pytest_auditfence.capture.store import BlobStore, JournalWriter
+from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.manifest import JOURNAL_NAME
+from pytest_auditfence.redact import Redactor
+from pytest_auditfence.textfmt import stable_json
+
+def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
+    """`True`: built-in rules; `False`: off; a callable: built-in rules, then the user's hook."""
+    if redact is True:
+        return Redactor(enabled=True)
+    if redact is False:
+        return Redactor(enabled=False)
+    if callable(redact):
+        return Redactor(enabled=True, extra=redact)
+    raise AuditFenceError(
+        f"Snapshot(redact=...)  must be True, False or a callable str -> str, got {redact!r} ({type(redact).__name__}); "
+        f"pass redact=True to use the built-in secret rules."
+    )
+
+
+class Recorder:
+    """Owns the journal writer and blob store of one trace folder; thread-safe."""
+
+    def __init__(self, trace_dir: Path, redactor: Redactor) -> None:
+        self.trace_dir = trace_dir
+        self.redactor = redactor
+        self.blobs = BlobStore(trace_dir)
+        self.journal = JournalWriter(trace_dir / JOURNAL_NAME)
+        # Failures inside callbacks are swallowed by LangChain; we keep them so the capture fails closed.
+        self.failures: list[str] = []
+        self._failure_lock = threading.Lock()
+
+    def content(self, value: Any) -> str:
+        """Store `value` (redacted, as stable JSON) and return its sha256."""
+        # Redactor.value converts with to_jsonable first, so message ids and provider metadata are gone too.
+        return self.blobs.put(stable_json(self.redactor.value(value)))
+
+    def text(self, value: str) -> str:
+        return self.redactor.text(value)
+
+    def emit(self, event_type: str, payload: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+        self.journal.append(event_type, payload, meta or {})
+
+    def fail(self, where: str, exc: BaseException) -> None:
+        message = self.redactor.text(f"{where}: {type(exc).__name__}: {exc}")
+        with self._failure_lock:
+            self.failures.append(message)
+
+    def close(self) -> None:
+        self.journal.close()

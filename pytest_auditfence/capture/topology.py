@@ -1,0 +1,471 @@
+"""Materialisation: a pure function from journal events to the manifest and the grep-friendly text files.
+
+Owns who-fed-whom (steps, triggers, routes, static edges, subgraph namespaces), rounds, the stable file
+names and the order of everything; no clock, no run ids and no arrival order reach its output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_auditfence.capture.store import sha256_text
+from pytest_auditfence.manifest import (
+    INPUT_NODE,
+    REPORT_NAME,
+    CaptureLevel,
+    FileRecord,
+    JournalSummary,
+    Manifest,
+    NodeRecord,
+)
+from pytest_auditfence.textfmt import render_text, truncate
+
+START_NODE = "__start__"
+REPORT_NODE = "__report__"
+_ENTRY = "\x00entry"  # placeholder sender: "whatever fed this graph instance"
+_LEVEL_ORDER = list(CaptureLevel)
+
+
+@dataclass
+class _Graph:
+    run: str
+    seq: int
+    owner: str | None  # the node task run that contains this graph run (None: a top-level run)
+    edges: set[tuple[str, str]] | None
+    subgraph_nodes: frozenset[str]
+    input_blob: str | None
+    ok: bool | None = None
+    error: str | None = None
+    key: tuple[Any, ...] = ()
+
+
+@dataclass
+class _Task:
+    run: str
+    seq: int
+    name: str
+    local: str
+    step: int
+    triggers: list[str]
+    path: str
+    graph: str | None
+    in_blob: str | None
+    level: str
+    out_blob: str | None = None
+    error: str | None = None
+    routes: set[str] = field(default_factory=set)
+    ended: bool = False
+    key: tuple[Any, ...] = ()
+    round: int = 0
+
+
+@dataclass
+class _Call:
+    kind: str  # tool | model | retriever
+    run: str
+    task: str | None
+    node: str | None
+    label: str  # tool name, model name or retriever name
+    level: str
+    start: dict[str, Any] = field(default_factory=dict)
+    end: dict[str, Any] | None = None
+
+
+@dataclass
+class Materialized:
+    manifest: Manifest
+    files: dict[str, str]  # path relative to the trace folder -> text
+
+
+def _meta(event: dict[str, Any], key: str) -> Any:
+    return (event.get("meta") or {}).get(key)
+
+
+class _Builder:
+    def __init__(self, events: list[dict[str, Any]], load: Callable[[str], Any]) -> None:
+        self.load = load
+        self.graphs: dict[str, _Graph] = {}
+        self.tasks: dict[str, _Task] = {}
+        self.calls: dict[str, _Call] = {}
+        self.artifacts: dict[str, tuple[str, str]] = {}  # name -> (blob, level)
+        self.report_blob: str | None = None
+        self.dependencies: dict[str, list[str]] = {}
+        self.capture_end: dict[str, Any] | None = None
+        self.open_problems: list[str] = []
+        for event in events:
+            handler = getattr(self, "_on_" + str(event.get("type")), None)
+            if handler is not None:
+                handler(event)
+
+    # -- folding events ---------------------------------------------------------------------------
+    def _on_graph_start(self, e: dict[str, Any]) -> None:
+        run = str(_meta(e, "run_id"))
+        edges = e.get("edges")
+        self.graphs[run] = _Graph(
+            run=run, seq=e["seq"], owner=_meta(e, "task"),
+            edges=None if edges is None else {(str(a), str(b)) for a, b in edges},
+            subgraph_nodes=frozenset(e.get("subgraph_nodes") or ()), input_blob=e.get("blob"),
+        )
+
+    def _on_graph_end(self, e: dict[str, Any]) -> None:
+        graph = self.graphs.get(str(_meta(e, "run_id")))
+        if graph is not None:
+            graph.ok = bool(e.get("ok"))
+            graph.error = e.get("error")
+
+    def _on_node_start(self, e: dict[str, Any]) -> None:
+        run = str(_meta(e, "run_id"))
+        self.tasks[run] = _Task(
+            run=run, seq=e["seq"], name=e["node"], local=e.get("local") or e["node"].rsplit("/", 1)[-1],
+            step=int(e.get("step") or 0), triggers=list(e.get("triggers") or ()), path="|".join(e.get("path") or ()),
+            graph=_meta(e, "parent_run_id"), in_blob=e.get("blob"),
+            level=e.get("level") or CaptureLevel.INSTRUMENTED.value,
+        )
+
+    def _on_node_end(self, e: dict[str, Any]) -> None:
+        task = self.tasks.get(str(_meta(e, "run_id")))
+        if task is not None:
+            task.out_blob, task.ended = e.get("blob"), True
+            task.routes.update(e.get("routes") or ())
+
+    def _on_node_error(self, e: dict[str, Any]) -> None:
+        task = self.tasks.get(str(_meta(e, "run_id")))
+        if task is not None:
+            task.error, task.ended = e.get("error") or "error", True
+
+    def _on_route(self, e: dict[str, Any]) -> None:
+        task = self.tasks.get(str(_meta(e, "task")))
+        if task is not None:
+            task.routes.update(e.get("targets") or ())
+
+    def _call_start(self, kind: str, label_key: str, e: dict[str, Any]) -> None:
+        run = str(_meta(e, "run_id"))
+        self.calls[run] = _Call(kind=kind, run=run, task=_meta(e, "task"), node=e.get("node"),
+                                label=str(e.get(label_key) or kind), level=e.get("level") or "instrumented",
+                                start=e)
+
+    def _call_end(self, e: dict[str, Any]) -> None:
+        call = self.calls.get(str(_meta(e, "run_id")))
+        if call is not None:
+            call.end = e
+
+    def _on_tool_start(self, e: dict[str, Any]) -> None:
+        self._call_start("tool", "tool", e)
+
+    _on_tool_end = _on_tool_error = _on_model_end = _on_model_error = _call_end
+
+    def _on_model_start(self, e: dict[str, Any]) -> None:
+        self._call_start("model", "model", e)
+
+    def _on_retriever_end(self, e: dict[str, Any]) -> None:
+        self._call_start("retriever", "retriever", e)
+        self.calls[str(_meta(e, "run_id"))].end = e
+
+    def _on_artifact(self, e: dict[str, Any]) -> None:
+        self.artifacts[str(e["name"])] = (e["blob"], e.get("level") or CaptureLevel.DECLARED.value)
+
+    def _on_report(self, e: dict[str, Any]) -> None:
+        self.report_blob = e["blob"]
+
+    def _on_dependency(self, e: dict[str, Any]) -> None:
+        self.dependencies[str(e["node"])] = sorted({str(u) for u in e.get("upstream") or ()})
+
+    def _on_capture_end(self, e: dict[str, Any]) -> None:
+        self.capture_end = e
+
+    # -- ordering -----------------------------------------------------------------------------------
+    def assign_keys(self) -> None:
+        """Sort keys that depend only on stable facts (step, name, Send index, content digests)."""
+        for task in self.tasks.values():
+            if task.graph is not None and task.graph not in self.graphs:
+                # A graph whose start we could not see: its own instance, ordered by first sighting.
+                self.graphs[task.graph] = _Graph(run=task.graph, seq=task.seq, owner=None, edges=None,
+                                                 subgraph_nodes=frozenset(), input_blob=None)
+        siblings: dict[str | None, list[_Graph]] = defaultdict(list)
+        for graph in self.graphs.values():
+            siblings[graph.owner if graph.owner in self.tasks else None].append(graph)
+        index = {g.run: i for group in siblings.values() for i, g in enumerate(sorted(group, key=lambda g: g.seq))}
+
+        def graph_key(graph: _Graph) -> tuple[Any, ...]:
+            if not graph.key:
+                owner = self.tasks.get(graph.owner) if graph.owner else None
+                graph.key = (task_key(owner) if owner else ()) + ((index[graph.run],),)
+            return graph.key
+
+        def task_key(task: _Task) -> tuple[Any, ...]:
+            if not task.key:
+                graph = self.graphs.get(task.graph) if task.graph else None
+                prefix = graph_key(graph) if graph else ((-1,),)
+                task.key = prefix + ((task.step, task.local, task.path, task.in_blob or "", task.out_blob or ""),)
+            return task.key
+
+        for graph in self.graphs.values():
+            graph_key(graph)
+        by_name: dict[str, list[_Task]] = defaultdict(list)
+        for task in self.tasks.values():
+            task_key(task)
+            if task.local != START_NODE:
+                by_name[task.name].append(task)
+        for group in by_name.values():
+            for number, task in enumerate(sorted(group, key=lambda t: t.key), start=1):
+                task.round = number
+
+    # -- topology -----------------------------------------------------------------------------------
+    def edges(self) -> tuple[set[tuple[str, str]], dict[str, str]]:
+        """(edges, parent of each inner node) from the runtime facts of every graph instance."""
+        edges: set[tuple[str, str]] = set()
+        parents: dict[str, str] = {}
+        senders_of: dict[str, set[str]] = {}
+        members: dict[str, list[_Task]] = defaultdict(list)
+        for task in self.tasks.values():
+            members[task.graph or ""].append(task)
+        for graph in sorted(self.graphs.values(), key=lambda g: g.key):
+            tasks = sorted(members.get(graph.run, []), key=lambda t: t.key)
+            owner = self.tasks.get(graph.owner) if graph.owner else None
+            entry = {INPUT_NODE} if owner is None else set(senders_of.get(owner.run, {INPUT_NODE}))
+            for task in tasks:
+                if task.local == START_NODE:
+                    continue
+                senders = self._senders(task, tasks, graph, entry)
+                senders_of[task.run] = senders
+                edges.update((s, task.name) for s in senders)
+            real = [t for t in tasks if t.local != START_NODE]
+            if owner is not None and real:
+                for task in real:
+                    parents.setdefault(task.name, owner.name)
+                last = max(t.step for t in real)
+                edges.update((t.name, owner.name) for t in real if t.step == last)
+                owner_graph = self.graphs.get(owner.graph) if owner.graph else None
+                if owner_graph is not None and owner.local in owner_graph.subgraph_nodes:
+                    # A compiled subgraph used as a node is nothing but its inner nodes: what fed the
+                    # node fed its inner entry, so the direct edge would skip the inner audit.
+                    edges.difference_update({(s, owner.name) for s in senders_of.get(owner.run, ())})
+        return edges, parents
+
+    def _senders(self, task: _Task, tasks: list[_Task], graph: _Graph, entry: set[str]) -> set[str]:
+        found: set[str] = set()
+
+        def add(sender: _Task) -> None:
+            found.update(entry if sender.local == START_NODE else {sender.name})
+
+        earlier = [t for t in tasks if t.step < task.step]
+        previous = [t for t in earlier if t.step == task.step - 1]
+        for trigger in task.triggers:
+            if trigger.startswith("join:"):
+                sources = trigger.split(":")[1].split("+")
+                for source in sources:
+                    runs = [t for t in earlier if t.local == source]
+                    if runs:
+                        add(max(runs, key=lambda t: t.key))
+        if task.path.startswith("__pregel_push"):
+            for sender in previous:
+                if task.local in sender.routes:
+                    add(sender)
+        elif any(t.startswith("branch:to:") for t in task.triggers) or not found:
+            for sender in previous:
+                static = graph.edges is not None and (sender.local, task.local) in graph.edges
+                if task.local in sender.routes or static:
+                    add(sender)
+            if not found and graph.edges is None:
+                for sender in previous:
+                    if not sender.routes:
+                        add(sender)
+        if not found:
+            if not earlier:
+                found.update(entry)
+            else:
+                for sender in previous or [max(earlier, key=lambda t: t.key)]:
+                    add(sender)
+        return found
+
+
+def _number_calls(calls: Iterable[_Call], load: Callable[[str], Any]) -> list[tuple[_Call, int]]:
+    """Counter per (owner, kind, label), ordered by content digests, never by arrival."""
+    groups: dict[tuple[Any, ...], list[_Call]] = defaultdict(list)
+    for call in calls:
+        groups[(call.task or "", call.node or "", call.kind, call.label)].append(call)
+    numbered: list[tuple[_Call, int]] = []
+    for group in groups.values():
+        def order(c: _Call) -> tuple[str, ...]:
+            end = c.end or {}
+            return (c.start.get("blob") or "", str(c.start.get("tool_call_id") or ""), end.get("blob") or "",
+                    str(end.get("error") or ""))
+        numbered.extend((c, n) for n, c in enumerate(sorted(group, key=order), start=1))
+    return numbered
+
+
+def _safe(part: str) -> str:
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in part)
+    return cleaned.strip(".") or "_"
+
+
+def _path_of(name: str) -> str:
+    return "/".join(_safe(p) for p in name.split("/"))
+
+
+def materialize(
+    events: list[dict[str, Any]],
+    load: Callable[[str], Any],
+    *,
+    journal: JournalSummary | None = None,
+    max_output_chars: int = 200_000,
+    wrap_at: int = 400,
+    redact_text: Callable[[str], str] | None = None,
+) -> Materialized:
+    """Fold journal events into the manifest and the text files; same events -> same bytes."""
+    b = _Builder(events, load)
+    b.assign_keys()
+    edges, parents = b.edges()
+    files: dict[str, str] = {}
+    records: list[FileRecord] = []
+    node_files: dict[str, list[str]] = defaultdict(list)
+    node_levels: dict[str, set[str]] = defaultdict(set)
+    kinds: dict[str, str] = {}
+
+    def value(blob: str | None) -> Any:
+        return None if blob is None else load(blob)
+
+    def write(path: str, content: Any, *, raw_text: bool = False, **fields: Any) -> None:
+        text = content if raw_text else render_text(content, wrap_at=wrap_at)
+        if redact_text is not None:
+            text = redact_text(text)
+        text, cut = truncate(text, max_output_chars)
+        files[path] = text
+        records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, **fields))
+        node_files[fields["node"]].append(path)
+
+    roots = sorted((g for g in b.graphs.values() if g.input_blob is not None), key=lambda g: g.key)
+    for number, graph in enumerate(roots, start=1):
+        write(f"input/r{number}.txt", value(graph.input_blob), kind="input", node=INPUT_NODE, round=number)
+        kinds[INPUT_NODE] = "input"
+
+    tasks = sorted((t for t in b.tasks.values() if t.local != START_NODE), key=lambda t: t.key)
+    for task in tasks:
+        kinds.setdefault(task.name, "node")
+        node_levels[task.name].add(task.level)
+        base = f"nodes/{_path_of(task.name)}/r{task.round}"
+        common = {"node": task.name, "round": task.round, "step": task.step}
+        if task.in_blob is not None:
+            write(f"{base}.input.txt", value(task.in_blob), kind="node_input", **common)
+        if task.error is not None:
+            write(f"{base}.output.txt", {"error": task.error}, kind="node_output", error=True, **common)
+        elif task.ended:
+            write(f"{base}.output.txt", value(task.out_blob), kind="node_output", **common)
+    for name in set(parents.values()):
+        kinds[name] = "subgraph"
+
+    rounds_of = {t.run: t for t in b.tasks.values()}
+    for call, number in sorted(_number_calls(b.calls.values(), load),
+                               key=lambda cn: (cn[0].node or "", cn[0].kind, cn[0].label, cn[1])):
+        owner = rounds_of.get(call.task) if call.task else None
+        node = owner.name if owner else (call.node or call.label)
+        if owner is None and node not in kinds:
+            kinds[node] = "tool" if call.kind == "tool" else "node"
+        node_levels[node].add(call.level)
+        round_ = owner.round if owner else 1
+        step = owner.step if owner else None
+        folder = {"tool": "tools", "model": "models", "retriever": "retrievers"}[call.kind]
+        path = f"{folder}/{_path_of(node)}/r{round_}.{_safe(call.label)}.{number}.txt"
+        end = call.end or {}
+        if call.kind == "tool":
+            body: dict[str, Any] = {"tool": call.label, "node": node,
+                                    "tool_call_id": call.start.get("tool_call_id") or end.get("tool_call_id"),
+                                    "arguments": value(call.start.get("blob"))}
+            if "error" in end:
+                body["error"] = end["error"]
+            elif call.end is None:
+                body["error"] = "no result recorded (the run stopped during this call)"
+            else:
+                body["output"] = value(end.get("blob"))
+            write(path, body, kind="tool_call", node=node, round=round_, step=step, tool=call.label,
+                  tool_call_id=body["tool_call_id"], error="output" not in body)
+        elif call.kind == "model":
+            body = {"model": call.label, "node": node, "messages": value(call.start.get("blob"))}
+            if "error" in end:
+                body["error"] = end["error"]
+            else:
+                body.update(value(end.get("blob")) or {})
+            write(path, body, kind="model_call", node=node, round=round_, step=step, error="error" in body)
+        else:
+            body = {"retriever": call.label, "node": node, "query": call.start.get("query"),
+                    "documents": value(call.start.get("blob"))}
+            write(path, body, kind="retriever", node=node, round=round_, step=step)
+
+    for name in sorted(b.artifacts):
+        blob, level = b.artifacts[name]
+        write(f"artifacts/{_path_of(name)}.txt", value(blob), kind="artifact", node=name)
+        kinds.setdefault(name, "artifact")
+        node_levels[name].add(level)
+
+    report = None
+    if b.report_blob is not None:
+        write(REPORT_NAME, value(b.report_blob), raw_text=True, kind="report", node=REPORT_NODE)
+        report = REPORT_NAME
+
+    # declared dependencies replace what the run showed for that node
+    for node, upstream in b.dependencies.items():
+        edges = {(a, c) for a, c in edges if c != node} | {(u, node) for u in upstream}
+        for end in (node, *upstream):
+            if end != INPUT_NODE:
+                kinds.setdefault(end, "node")
+
+    task_rounds: dict[str, int] = defaultdict(int)
+    for task in tasks:
+        task_rounds[task.name] = max(task_rounds[task.name], task.round)
+    nodes: list[NodeRecord] = []
+    for name in sorted(kinds):
+        levels = node_levels.get(name) or {
+            CaptureLevel.INSTRUMENTED.value if kinds[name] != "artifact" else CaptureLevel.DECLARED.value}
+        level = max((CaptureLevel(lv) for lv in levels), key=_LEVEL_ORDER.index)  # weakest level decides
+        nodes.append(NodeRecord(
+            name=name, kind=kinds[name], capture_level=level, trust_cap=level.trust_cap,  # type: ignore[arg-type]
+            files=sorted(node_files.get(name, [])), rounds=task_rounds.get(name, 1), parent=parents.get(name),
+        ))
+
+    top = [t for t in tasks if b.graphs.get(t.graph or "") is None or b.graphs[t.graph or ""].owner is None]
+    finished = [t for t in top if t.ended]
+    final_node = max(finished, key=lambda t: t.key).name if finished else None
+
+    complete, reason = _completeness(b, journal)
+    manifest = Manifest(
+        complete=complete,
+        incomplete_reason=reason,
+        nodes=nodes,
+        edges=sorted(edges),
+        entry_nodes=sorted({c for a, c in edges if a == INPUT_NODE}),
+        final_node=final_node,
+        rounds={n: r for n, r in sorted(task_rounds.items()) if r > 1},
+        declared_dependencies=dict(sorted(b.dependencies.items())),
+        files=sorted(records, key=lambda r: r.path),
+        report=report,
+        journal=journal or JournalSummary(events=len(events)),
+    )
+    return Materialized(manifest=manifest, files=files)
+
+
+def _completeness(b: _Builder, journal: JournalSummary | None) -> tuple[bool, str | None]:
+    reasons: list[str] = []
+    end = b.capture_end or {}
+    if not b.capture_end:
+        reasons.append("the capture was not finalized (no capture_end event in the journal)")
+    elif not end.get("ok"):
+        reasons.append(str(end.get("reason") or "the run raised"))
+    for graph in sorted(b.graphs.values(), key=lambda g: g.key):
+        if graph.owner is None and graph.ok is False:
+            reasons.append(f"the graph run raised: {graph.error}")
+    open_tasks = sorted({t.name for t in b.tasks.values() if not t.ended and t.local != START_NODE})
+    if open_tasks:
+        reasons.append(f"node(s) started but never finished: {', '.join(open_tasks)}")
+    if journal is not None and journal.gaps:
+        spans = ", ".join(f"{a}-{c}" if a != c else str(a) for a, c in journal.gaps)
+        reasons.append(f"journal events lost (missing seq {spans})")
+    unique = list(dict.fromkeys(reasons))
+    return (not unique, "; ".join(unique) or None)
+
+
+def load_json_blob(text: str) -> Any:
+    return json.loads(text)

@@ -1,0 +1,215 @@
+"""`Snapshot`: the user-facing capture of one run into a trace folder.
+
+Owns the lifecycle (lazy folder preparation, config(), set_report/save_artifact/declare_dependency,
+finalize, context manager); recording lives in `capture/`, materialisation in `capture/topology.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.manifest import INPUT_NODE, MANIFEST_NAME, CaptureLevel, Manifest, load_manifest
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+
+    from pytest_auditfence.capture.handler import CaptureHandler
+    from pytest_auditfence.capture.recorder import Recorder
+
+_ARTIFACT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]*$")
+
+
+class Snapshot:
+    """Capture a LangGraph run (and declared data) into `trace_dir`.
+
+    The folder is prepared on the first write, so `Snapshot(existing_dir).load_manifest()` reads an old
+    run without touching it; writing into a folder that holds a run needs `replace=True`."""
+
+    def __init__(
+        self,
+        trace_dir: str | Path,
+        *,
+        redact: bool | Callable[[str], str] = True,
+        replace: bool = False,
+        max_output_chars: int = 200_000,
+        wrap_at: int = 400,
+    ) -> None:
+        if not isinstance(trace_dir, str | Path) or not str(trace_dir):
+            raise AuditFenceError(
+                f"Snapshot(trace_dir=...) must be a non-empty folder path (str or Path), got {trace_dir!r}."
+            )
+        if isinstance(max_output_chars, bool) or not isinstance(max_output_chars, int) or max_output_chars < 1:
+            raise AuditFenceError(
+                f"Snapshot(max_output_chars=...) must be a positive int, got {max_output_chars!r}; the default "
+                f"is 200_000 characters per trace file."
+            )
+        if isinstance(wrap_at, bool) or not isinstance(wrap_at, int) or wrap_at < 20:
+            raise AuditFenceError(f"Snapshot(wrap_at=...) must be an int >= 20, got {wrap_at!r}; the default is 400.")
+        from pytest_auditfence.capture.recorder import make_redactor
+
+        self._trace_dir = Path(trace_dir)
+        self._redactor = make_redactor(redact)
+        self._replace = bool(replace)
+        self._max_output_chars = max_output_chars
+        self._wrap_at = wrap_at
+        self._recorder_obj: Recorder | None = None
+        self._handler_obj: CaptureHandler | None = None
+        self._run_error: str | None = None
+        self._manifest: Manifest | None = None
+        self._finalized_seq = -1  # journal seq at the last finalize: unchanged means nothing to redo
+
+    # -- properties ---------------------------------------------------------------------------------
+    @property
+    def trace_dir(self) -> Path:
+        return self._trace_dir
+
+    @property
+    def recorder(self) -> Recorder:
+        """The write path of this snapshot (prepares the folder on first use)."""
+        if self._recorder_obj is None:
+            from pytest_auditfence.capture.recorder import Recorder
+            from pytest_auditfence.capture.store import prepare_trace_dir
+
+            prepare_trace_dir(self._trace_dir, replace=self._replace)
+            self._recorder_obj = Recorder(self._trace_dir, self._redactor)
+        return self._recorder_obj
+
+    @property
+    def handler(self) -> CaptureHandler:
+        """The LangChain callback handler that records into this snapshot."""
+        if self._handler_obj is None:
+            from pytest_auditfence.capture.handler import CaptureHandler
+
+            self._handler_obj = CaptureHandler(self.recorder)
+        return self._handler_obj
+
+    # -- capture --------------------------------------------------------------------------------------
+    def config(self, **kwargs: Any) -> RunnableConfig:
+        """A RunnableConfig that captures the run; `callbacks` (a list or a manager) are kept and still called,
+        every other key (configurable, tags, recursion_limit, ...) passes through unchanged."""
+        from langchain_core.callbacks import BaseCallbackHandler, BaseCallbackManager
+
+        handler = self.handler
+        user = kwargs.pop("callbacks", None)
+        callbacks: Any
+        if user is None:
+            callbacks = [handler]
+        elif isinstance(user, BaseCallbackManager):
+            callbacks = user.copy()
+            if handler not in callbacks.handlers:
+                callbacks.add_handler(handler, inherit=True)
+        elif isinstance(user, list | tuple):
+            bad = [c for c in user if not isinstance(c, BaseCallbackHandler)]
+            if bad:
+                raise AuditFenceError(
+                    f"Snapshot.config(callbacks=...) got {type(bad[0]).__name__} in the list; callbacks must be "
+                    f"LangChain callback handlers (BaseCallbackHandler) or a callback manager."
+                )
+            callbacks = [*user, *([] if handler in user else [handler])]
+        else:
+            raise AuditFenceError(
+                f"Snapshot.config(callbacks=...) must be a list of callback handlers or a callback manager, got "
+                f"{type(user).__name__}."
+            )
+        config: dict[str, Any] = dict(kwargs)
+        config["callbacks"] = callbacks
+        return config  # type: ignore[return-value]
+
+    def set_report(self, text: str) -> None:
+        """Record the final document under audit; written (redacted) as `report.md` by finalize()."""
+        if not isinstance(text, str):
+            raise AuditFenceError(
+                f"Snapshot.set_report() takes the report text as a str, got {type(text).__name__}; pass e.g. "
+                f"result['messages'][-1].content."
+            )
+        rec = self.recorder
+        rec.emit("report", {"blob": rec.content(text)})
+        self._write_report_now(rec.text(text))
+
+    def _write_report_now(self, text: str) -> None:
+        from pytest_auditfence.manifest import REPORT_NAME
+
+        (self._trace_dir / REPORT_NAME).write_text(text, encoding="utf-8")
+
+    def save_artifact(self, name: str, content: Any) -> None:
+        """Record declared data (what the agent says it used) as a node of level 'declared' (trust 0.4)."""
+        if not isinstance(name, str) or not _ARTIFACT_NAME.match(name) or ".." in name.split("/"):
+            raise AuditFenceError(
+                f"Snapshot.save_artifact(name=...) got {name!r}; use letters, digits, '_', '-', '.', '/' "
+                f"(no leading '/', no '..'), e.g. 'analyst_estimates'."
+            )
+        rec = self.recorder
+        rec.emit("artifact", {"name": name, "blob": rec.content(content), "level": CaptureLevel.DECLARED.value})
+
+    def declare_dependency(self, node: str, upstream: list[str]) -> None:
+        """Replace the upstream set of `node` with `upstream` (use INPUT_NODE for the user's input)."""
+        if not isinstance(node, str) or not node or node == INPUT_NODE:
+            raise AuditFenceError(
+                f"Snapshot.declare_dependency(node=...) must be a node name such as 'write', got {node!r}."
+            )
+        if isinstance(upstream, str) or not isinstance(upstream, list | tuple) or not all(
+            isinstance(u, str) and u for u in upstream
+        ):
+            raise AuditFenceError(
+                f"Snapshot.declare_dependency({node!r}, upstream=...) must be a list of node names, got "
+                f"{upstream!r}; e.g. declare_dependency('write', ['research', 'prices'])."
+            )
+        if node in upstream:
+            raise AuditFenceError(f"Snapshot.declare_dependency({node!r}, ...): a node cannot feed itself.")
+        self.recorder.emit("dependency", {"node": node, "upstream": sorted(set(upstream))})
+
+    # -- finishing ------------------------------------------------------------------------------------
+    def finalize(self) -> Manifest:
+        """Materialise the journal into text files and `manifest.json`; calling it again is harmless."""
+        if self._manifest is not None and self.recorder.journal.events == self._finalized_seq:
+            return self._manifest
+        from pytest_auditfence.capture.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
+        from pytest_auditfence.capture.topology import materialize
+        from pytest_auditfence.manifest import JOURNAL_NAME
+
+        rec = self.recorder
+        problems = [*([self._run_error] if self._run_error else []), *rec.failures]
+        rec.emit("capture_end", {"ok": not problems, "reason": "; ".join(problems) or None})
+        rec.close()
+        read = read_journal(self._trace_dir / JOURNAL_NAME)
+        result = materialize(
+            read.events,
+            lambda sha: json.loads(rec.blobs.get(sha)),
+            journal=read.summary,
+            max_output_chars=self._max_output_chars,
+            wrap_at=self._wrap_at,
+            redact_text=self._redactor.text,
+        )
+        remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
+        for rel, text in result.files.items():
+            path = self._trace_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            rec.blobs.put(text)
+        (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
+        self._manifest = result.manifest
+        self._finalized_seq = rec.journal.events
+        return result.manifest
+
+    def load_manifest(self) -> Manifest:
+        """Read and validate this folder's `manifest.json` (a `ManifestError` names any problem)."""
+        return load_manifest(self._trace_dir)
+
+    def __enter__(self) -> Snapshot:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc is not None:
+            self._run_error = self._redactor.text(f"the run raised {exc_type.__name__}: {exc}")  # type: ignore[union-attr]
+        self.finalize()
+
+    def __repr__(self) -> str:
+        return f"Snapshot({str(self._trace_dir)!r})"
