@@ -1,0 +1,335 @@
+"""Secret redaction applied to everything captured before it is written anywhere.
+
+Owns `Redactor`: provider key patterns, bearer/JWT tokens, credential-named fields, secret env values, a user hook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.textfmt import to_jsonable
+
+__all__ = ["ENV_NAME_WORDS", "MIN_ENV_SECRET_LENGTH", "Redactor", "is_credential_key", "marker"]
+
+MIN_ENV_SECRET_LENGTH = 8
+ENV_NAME_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
+
+# Dict keys whose whole value is a credential, compared with case, `-` and `_` ignored.
+_CREDENTIAL_KEYS = frozenset(
+    {
+        "apikey",
+        "xapikey",
+        "authorization",
+        "proxyauthorization",
+        "password",
+        "passwd",
+        "passphrase",
+        "secret",
+        "token",
+        "accesstoken",
+        "refreshtoken",
+        "idtoken",
+        "authtoken",
+        "sessiontoken",
+        "bearertoken",
+        "cookie",
+        "setcookie",
+        "privatekey",
+        "secretkey",
+        "accesskey",
+        "clientsecret",
+        "awssecretaccesskey",
+        "credentials",
+    }
+)
+# ...and keys that end like one (`openai_api_key`, `github_token`, `db_password`).
+_CREDENTIAL_SUFFIXES = ("apikey", "secret", "password", "passwd", "token", "secretkey", "privatekey", "accesskey")
+
+_MARKER = re.compile(r"\[REDACTED:[^\]\s]*\]")
+
+# A secret must start at a token boundary, so "task-list" or "risk-adjusted" never match `sk-`.
+_B = r"(?<![A-Za-z0-9_\-])"
+
+
+def marker(kind: str) -> str:
+    """The text that replaces a secret of `kind` (e.g. `openai`, `env:OPENAI_API_KEY`)."""
+    return f"[REDACTED:{kind}]"
+
+
+def is_credential_key(key: str) -> bool:
+    """True when a dict key names a credential (api_key, Authorization, x-api-key, db_password...)."""
+    folded = key.lower().replace("-", "").replace("_", "").replace(" ", "")
+    return folded in _CREDENTIAL_KEYS or folded.endswith(_CREDENTIAL_SUFFIXES)
+
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    pattern: re.Pattern[str]
+    # Cheap substrings (lower-case) of which one must occur before the regex is worth running.
+    hints: tuple[str, ...]
+    # Group whose text is replaced; 0 replaces the whole match (a prefix such as "Bearer " stays).
+    group: int = 0
+    # Extra check on the secret part, to keep ordinary prose out.
+    accept: Callable[[str], bool] | None = None
+
+
+def _looks_random(token: str) -> bool:
+    # Real credentials carry digits or are long; "bearer instruments" or "token: approximately" are prose.
+    return len(token) >= 20 or (len(token) >= 8 and any(ch.isdigit() for ch in token))
+
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule(
+        "private-key",
+        re.compile(
+            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL
+        ),
+        ("private key-----",),
+    ),
+    # Anthropic before OpenAI: `sk-ant-...` would otherwise be reported as an OpenAI key.
+    _Rule("anthropic", re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}"), ("sk-ant-",)),
+    _Rule(
+        "openai",
+        re.compile(_B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        ("sk-",),
+    ),
+    _Rule("github", re.compile(_B + r"(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}"), ("gh",)),
+    _Rule("github", re.compile(_B + r"github_pat_[A-Za-z0-9_]{20,}"), ("github_pat_",)),
+    _Rule("aws", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), ("akia", "asia")),
+    _Rule(
+        "aws",
+        re.compile(
+            r"(?i)(aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("secret",),
+        group=2,
+    ),
+    _Rule("google", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35,}"), ("aiza",)),
+    _Rule("tavily", re.compile(_B + r"tvly-(?:dev-|prod-)?[A-Za-z0-9_\-]{16,}"), ("tvly-",)),
+    _Rule("huggingface", re.compile(_B + r"hf_[A-Za-z0-9]{30,}"), ("hf_",)),
+    _Rule("langsmith", re.compile(_B + r"lsv2_(?:pt|sk)_[A-Za-z0-9_]{20,}"), ("lsv2_",)),
+    _Rule("slack", re.compile(_B + r"xox[abposr]-[A-Za-z0-9\-]{10,}"), ("xox",)),
+    _Rule("stripe", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("_live_", "_test_")),
+    _Rule(
+        "bearer",
+        re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
+        ("bearer",),
+        group=2,
+        accept=_looks_random,
+    ),
+    _Rule(
+        "authorization",
+        re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)([A-Za-z0-9._~+/=\-]{8,})"),
+        ("authorization",),
+        group=2,
+    ),
+    _Rule(
+        "jwt",
+        re.compile(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
+        ("eyj",),
+    ),
+    # `api_key=...` in query strings, JSON text, env dumps and YAML.
+    _Rule(
+        "credential",
+        re.compile(
+            r"(?i)((?<![a-z0-9])(?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
+            r"|client[_\-]?secret|secret[_\-]?key|secret|password|passwd|token)[\"']?\s*[:=]\s*[\"']?)"
+            r"([^\s\"'&,;\[\]<>]{8,})"
+        ),
+        ("key", "token", "secret", "passw"),
+        group=2,
+        accept=_looks_random,
+    ),
+)
+
+
+class Redactor:
+    """Replaces secrets by `[REDACTED:<kind>]` in text and in any captured value.
+
+    `env=None` reads `os.environ` once, now: the value of every variable whose name contains
+    KEY, TOKEN, SECRET or PASSWORD and that is at least 8 characters long is redacted wherever it
+    appears, longest first, as `[REDACTED:env:NAME]`. Built-in provider patterns follow, then
+    `extra` (the user's `redact=` hook) on every string. `Redactor(enabled=False)` is the explicit
+    opt-out: text passes untouched.
+    """
+
+    def __init__(
+        self,
+        enabled: bool = True,
+        extra: Callable[[str], str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        if extra is not None and not callable(extra):
+            raise AuditFenceError(
+                f"redact= must be a callable taking and returning a str, got {type(extra).__name__} "
+                f"{extra!r}. Pass a function such as `lambda text: text.replace(...)`, or None."
+            )
+        if env is not None and not isinstance(env, Mapping):
+            raise AuditFenceError(
+                f"Redactor(env=...) must be a mapping of variable names to values, got "
+                f"{type(env).__name__}. Pass a dict, or None to read os.environ."
+            )
+        self.enabled = bool(enabled)
+        self.extra = extra
+        source = os.environ if env is None else env
+        self._env_names: dict[str, str] = {}
+        for name in sorted(source):
+            value = source[name]
+            upper = str(name).upper()
+            if (
+                isinstance(value, str)
+                and len(value) >= MIN_ENV_SECRET_LENGTH
+                and any(word in upper for word in ENV_NAME_WORDS)
+                and value not in self._env_names  # the first name in sorted order labels a shared value
+            ):
+                self._env_names[value] = str(name)
+        ordered = sorted(self._env_names, key=lambda v: (-len(v), v))
+        self._env_values = tuple(ordered)
+        self._env_pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+
+    @property
+    def env_names(self) -> tuple[str, ...]:
+        """Names of the environment variables whose values are redacted (sorted; never the values)."""
+        return tuple(sorted(set(self._env_names.values())))
+
+    def __repr__(self) -> str:  # never shows a value
+        return f"Redactor(enabled={self.enabled}, extra={_callable_name(self.extra)}, env_names={list(self.env_names)})"
+
+    # ---- text
+
+    def text(self, s: str) -> str:
+        """`s` with every secret replaced; idempotent when no `extra` hook is set."""
+        if not self.enabled:
+            return s
+        if not isinstance(s, str):
+            raise AuditFenceError(
+                f"Redactor.text() takes a str, got {type(s).__name__}. Use Redactor.value() for other data."
+            )
+        redacted = self._builtin(s)
+        if self.extra is not None:
+            redacted = self._run_extra(redacted)
+        return redacted
+
+    def _builtin(self, s: str) -> str:
+        # Repeat until nothing changes: a replacement can expose a neighbour to a boundary rule.
+        # Each round replaces unredacted characters by markers only, so this ends.
+        while True:
+            before = s
+            if self._env_pattern is not None and any(v in s for v in self._env_values):
+                s = _outside_markers(s, lambda part: self._env_pattern.sub(self._env_marker, part))  # type: ignore[union-attr]
+            lowered = s.lower()
+            for rule in _RULES:
+                if any(hint in lowered for hint in rule.hints):
+                    s = _outside_markers(s, lambda part, rule=rule: _apply(rule, part))
+            if s == before:
+                return s
+
+    def _env_marker(self, match: re.Match[str]) -> str:
+        return marker(f"env:{self._env_names[match.group()]}")
+
+    def _run_extra(self, s: str) -> str:
+        try:
+            result = self.extra(s)  # type: ignore[misc]
+        except Exception as exc:
+            raise AuditFenceError(
+                f"the redact= callable {_callable_name(self.extra)} raised {type(exc).__name__}; "
+                "nothing was written unredacted. Fix the callable so that it returns a str for every "
+                "string it is given."
+            ) from exc
+        if not isinstance(result, str):
+            raise AuditFenceError(
+                f"the redact= callable {_callable_name(self.extra)} returned {type(result).__name__}, "
+                "not str; nothing was written unredacted. Make it return the redacted text."
+            )
+        return result
+
+    # ---- values
+
+    def value(self, obj: Any) -> Any:
+        """The JSON-able form of `obj` (see `to_jsonable`) with every string redacted and the whole
+        value of any credential-named key (api_key, Authorization, token, cookie...) replaced."""
+        data = to_jsonable(obj)
+        if not self.enabled:
+            return data
+        return self._walk(data)
+
+    def _walk(self, data: Any) -> Any:
+        if isinstance(data, str):
+            return self._string(data)
+        if isinstance(data, list):
+            return [self._walk(item) for item in data]
+        if isinstance(data, dict):
+            out: dict[str, Any] = {}
+            for key, item in data.items():
+                new_key = self.text(key)
+                while new_key in out:  # two keys redacted to the same marker: keep both
+                    new_key += "'"
+                if is_credential_key(key) and item is not None:
+                    out[new_key] = marker(_kind_of_key(key))
+                else:
+                    out[new_key] = self._walk(item)
+            return {k: out[k] for k in sorted(out)}
+        return data
+
+    def _string(self, s: str) -> str:
+        # JSON text is redacted as structure too, so `{"password": "hunter2"}` inside a string and
+        # secrets hidden behind JSON escapes (`sk-\u0061...`) are caught.
+        stripped = s.strip()
+        if len(stripped) >= 2 and (stripped[0], stripped[-1]) in (("{", "}"), ("[", "]")):
+            try:
+                decoded = json.loads(stripped)
+            except (ValueError, RecursionError):
+                decoded = None
+            if isinstance(decoded, (dict, list)):
+                plain = to_jsonable(decoded)
+                redacted = self._walk(plain)
+                if redacted != plain:
+                    return json.dumps(redacted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return self.text(s)
+
+
+def _kind_of_key(key: str) -> str:
+    return re.sub(r"[^a-z0-9_\-]", "", key.lower()) or "field"
+
+
+def _apply(rule: _Rule, text: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        secret = match.group(rule.group)
+        if rule.accept is not None and not rule.accept(secret):
+            return match.group(0)
+        if rule.group == 0:
+            return marker(rule.kind)
+        start, end = match.span(rule.group)
+        whole_start = match.start()
+        whole = match.group(0)
+        return whole[: start - whole_start] + marker(rule.kind) + whole[end - whole_start :]
+
+    return rule.pattern.sub(replace, text)
+
+
+def _outside_markers(text: str, transform: Callable[[str], str]) -> str:
+    """Apply `transform` to the parts of `text` between existing `[REDACTED:...]` markers."""
+    if "[REDACTED:" not in text:
+        return transform(text)
+    pieces = _MARKER.split(text)
+    found = _MARKER.findall(text)
+    out = [transform(pieces[0])]
+    for mark, piece in zip(found, pieces[1:], strict=True):
+        out.append(mark)
+        out.append(transform(piece))
+    return "".join(out)
+
+
+def _callable_name(func: Any) -> str:
+    if func is None:
+        return "None"
+    module = getattr(func, "__module__", None)
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or type(func).__qualname__
+    return f"{module}.{name}" if module else str(name)

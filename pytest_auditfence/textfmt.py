@@ -1,0 +1,633 @@
+"""Deterministic serialisation of LangGraph values and their grep-friendly text rendering.
+
+Owns `to_jsonable`, `stable_json`, `render_text` and `truncate`; imports no LangChain or LangGraph.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import decimal
+import enum
+import hashlib
+import json
+import math
+import pathlib
+import re
+import sys
+import uuid
+from collections import deque
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_auditfence.errors import AuditFenceError
+
+__all__ = [
+    "CYCLE_MARKER",
+    "DEPTH_MARKER",
+    "MAX_DEPTH",
+    "MESSAGE_TYPES",
+    "MIN_WRAP_AT",
+    "is_message",
+    "render_text",
+    "stable_json",
+    "to_jsonable",
+    "truncate",
+]
+
+MAX_DEPTH = 64
+CYCLE_MARKER = "<cycle>"
+DEPTH_MARKER = "<max depth>"
+MIN_WRAP_AT = 20
+
+# The `type` values of a LangChain message in its JSON-able form (chunks are folded into these).
+MESSAGE_TYPES: frozenset[str] = frozenset(
+    {"ai", "human", "system", "tool", "function", "chat", "developer", "remove"}
+)
+# Keys `to_jsonable` may give a message; a dict with other keys is never taken for a message.
+_MESSAGE_KEYS: frozenset[str] = frozenset(
+    {
+        "type",
+        "content",
+        "name",
+        "role",
+        "tool_calls",
+        "invalid_tool_calls",
+        "tool_call_id",
+        "status",
+        "artifact",
+        "usage_metadata",
+        "additional_kwargs",
+        "response_metadata",
+    }
+)
+# Provider metadata that changes between two runs of the same conversation (or replays of it).
+_VOLATILE_KEYS: frozenset[str] = frozenset(
+    {"id", "created", "system_fingerprint", "request_id", "x_request_id", "x-request-id", "timestamp"}
+)
+_VOLATILE_SUFFIXES = ("_at", "_id", "duration", "latency", "_time", "timestamp")
+_STABLE_KEYS: frozenset[str] = frozenset({"model_id", "model_name", "model", "finish_reason"})
+
+_ADDRESS = re.compile(r"\s+at\s+0x[0-9a-fA-F]+|0x[0-9a-fA-F]{8,}")
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1f\x7f]")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+# --------------------------------------------------------------------------------------------
+# to_jsonable
+
+
+def to_jsonable(value: Any) -> Any:
+    """Convert any value a LangGraph node, tool or model sees into plain, deterministic JSON data.
+
+    Dicts come back with string keys in sorted order, sets sorted, tuples as lists; LangChain
+    messages keep their content, name, tool calls and usage but lose the random `id` and the
+    volatile provider metadata; LangGraph `Send`/`Command`/`Interrupt` become tagged dicts;
+    bytes become a `<N bytes sha256=...>` marker; any other object becomes its repr without
+    memory addresses. Never raises: cycles give `"<cycle>"`, nesting deeper than `MAX_DEPTH`
+    gives `"<max depth>"`. Applying it twice gives the same result as applying it once.
+    """
+    return _Converter().convert(value, 0)
+
+
+def stable_json(value: Any) -> str:
+    """Compact JSON of `to_jsonable(value)`: sorted keys, UTF-8 text, byte-identical for equal input."""
+    return json.dumps(
+        to_jsonable(value),
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        allow_nan=False,
+    )
+
+
+def _loaded_class(module: str, name: str) -> type | None:
+    # A class whose module was never imported has no instances, so an isinstance check against it
+    # can be skipped; this keeps the import of textfmt free of LangChain/LangGraph/pydantic.
+    mod = sys.modules.get(module)
+    cls = getattr(mod, name, None) if mod is not None else None
+    return cls if isinstance(cls, type) else None
+
+
+def _clean_str(text: str) -> str:
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates cannot be written to a UTF-8 trace file
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def _clean_repr(value: Any) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not break capture
+        text = f"<{type(value).__name__} (repr failed)>"
+    return _clean_str(_ADDRESS.sub("", text))
+
+
+def _float(value: float) -> float | str:
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    return value
+
+
+def _is_volatile_key(key: str) -> bool:
+    lowered = key.lower()
+    if lowered in _STABLE_KEYS:
+        return False
+    return lowered in _VOLATILE_KEYS or lowered.endswith(_VOLATILE_SUFFIXES)
+
+
+def _message_type(raw: Any) -> str:
+    text = str(raw)
+    if text.endswith("MessageChunk"):
+        text = text[: -len("MessageChunk")]
+    return {"AI": "ai", "Human": "human", "System": "system", "Tool": "tool"}.get(text, text.lower())
+
+
+class _Converter:
+    """One conversion: remembers the containers on the current path to spot cycles."""
+
+    def __init__(self) -> None:
+        self._active: set[int] = set()
+
+    def convert(self, value: Any, depth: int) -> Any:
+        if isinstance(value, str):
+            # str subclasses (StrEnum, LangChain's TextAccessor) become plain str
+            return _clean_str(value if type(value) is str else str.__str__(value))
+        if isinstance(value, bool) or value is None:
+            return value
+        if isinstance(value, int) and not isinstance(value, enum.Enum):
+            return int(value)
+        if isinstance(value, float) and not isinstance(value, enum.Enum):
+            return _float(float(value))
+        if depth >= MAX_DEPTH:
+            return DEPTH_MARKER
+        marker = id(value)
+        if marker in self._active:
+            return CYCLE_MARKER
+        self._active.add(marker)
+        try:
+            return self._convert_object(value, depth + 1)
+        except RecursionError:
+            return DEPTH_MARKER
+        except Exception:  # odd objects (raising properties, broken iterators) degrade to a repr
+            return _clean_repr(value)
+        finally:
+            self._active.discard(marker)
+
+    def _convert_object(self, value: Any, depth: int) -> Any:
+        if isinstance(value, dict):
+            return self._mapping(value.items(), depth)
+        if isinstance(value, (list, tuple, deque)):
+            if isinstance(value, tuple) and hasattr(value, "_asdict"):  # NamedTuple
+                return self._mapping(value._asdict().items(), depth)
+            return [self.convert(item, depth) for item in value]
+        if isinstance(value, (set, frozenset)):
+            items = [self.convert(item, depth) for item in value]
+            return sorted(items, key=_sort_key)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            data = bytes(value)
+            return f"<{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()[:16]}>"
+        if isinstance(value, enum.Enum):
+            return value.value if isinstance(value.value, str) else f"{type(value).__name__}.{value.name}"
+        if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+            return value.isoformat()
+        if isinstance(value, (decimal.Decimal, uuid.UUID, pathlib.PurePath, _dt.timedelta)):
+            return str(value)
+        if isinstance(value, BaseException):
+            message = _clean_str(_ADDRESS.sub("", str(value)))
+            return f"{type(value).__name__}: {message}" if message else type(value).__name__
+        special = self._library_object(value, depth)
+        if special is not _NOT_HANDLED:
+            return special
+        if isinstance(value, Mapping):
+            return self._mapping(value.items(), depth)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
+            return self._mapping(fields.items(), depth)
+        return self._duck_typed(value, depth)
+
+    def _library_object(self, value: Any, depth: int) -> Any:
+        message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
+        if message_cls is not None and isinstance(value, message_cls):
+            return self._message(value, depth)
+        document_cls = _loaded_class("langchain_core.documents.base", "Document")
+        if document_cls is not None and isinstance(value, document_cls):
+            return self._mapping(
+                [("page_content", value.page_content), ("metadata", value.metadata)], depth
+            )
+        send_cls = _loaded_class("langgraph.types", "Send")
+        if send_cls is not None and isinstance(value, send_cls):
+            fields = {"type": "send", "node": value.node, "arg": value.arg}
+            if getattr(value, "timeout", None) is not None:
+                fields["timeout"] = value.timeout
+            return self._mapping(fields.items(), depth)
+        command_cls = _loaded_class("langgraph.types", "Command")
+        if command_cls is not None and isinstance(value, command_cls):
+            fields = {"type": "command"}
+            for name in ("graph", "update", "resume", "goto"):
+                part = getattr(value, name, None)
+                if part is not None and part != ():
+                    fields[name] = part
+            return self._mapping(fields.items(), depth)
+        interrupt_cls = _loaded_class("langgraph.types", "Interrupt")
+        if interrupt_cls is not None and isinstance(value, interrupt_cls):
+            # the interrupt id hashes the checkpoint namespace (task ids): volatile, so dropped
+            return self._mapping([("type", "interrupt"), ("value", value.value)], depth)
+        overwrite_cls = _loaded_class("langgraph.types", "Overwrite")
+        if overwrite_cls is not None and isinstance(value, overwrite_cls):
+            return self._mapping([("type", "overwrite"), ("value", value.value)], depth)
+        model_cls = _loaded_class("pydantic", "BaseModel")
+        if model_cls is not None and isinstance(value, model_cls):
+            names = list(type(value).model_fields)
+            fields = {name: getattr(value, name, None) for name in names}
+            extra = getattr(value, "__pydantic_extra__", None)
+            if isinstance(extra, dict):
+                fields.update({k: v for k, v in extra.items() if k not in fields})
+            return self._mapping(fields.items(), depth)
+        return _NOT_HANDLED
+
+    def _message(self, message: Any, depth: int) -> dict[str, Any]:
+        kind = _message_type(getattr(message, "type", "message"))
+        fields: dict[str, Any] = {"type": kind, "content": getattr(message, "content", "")}
+        for name in ("name", "role", "tool_call_id", "usage_metadata", "artifact"):
+            part = getattr(message, name, None)
+            if part is not None:
+                fields[name] = part
+        if kind == "tool":
+            fields["status"] = getattr(message, "status", "success")
+        calls = getattr(message, "tool_calls", None) or []
+        if calls:
+            fields["tool_calls"] = [
+                {"name": call.get("name"), "args": call.get("args"), "id": call.get("id")}
+                for call in calls
+                if isinstance(call, Mapping)
+            ]
+        invalid = getattr(message, "invalid_tool_calls", None) or []
+        if invalid:
+            fields["invalid_tool_calls"] = [
+                {k: v for k, v in call.items() if k != "type"} for call in invalid if isinstance(call, Mapping)
+            ]
+        for name in ("additional_kwargs", "response_metadata"):
+            kept = _without_volatile(getattr(message, name, None))
+            if kept:
+                fields[name] = kept
+        return self._mapping(fields.items(), depth)
+
+    def _duck_typed(self, value: Any, depth: int) -> Any:
+        # numpy arrays/scalars and pandas frames show up in financial tools; keep them as data
+        if hasattr(value, "dtype") and callable(getattr(value, "tolist", None)):
+            return self.convert(value.tolist(), depth)
+        if hasattr(value, "columns") and callable(getattr(value, "to_dict", None)):
+            return self.convert(value.to_dict(orient="records"), depth)
+        return _clean_repr(value)
+
+    def _mapping(self, items: Any, depth: int) -> dict[str, Any]:
+        converted: dict[str, Any] = {}
+        for key, item in items:
+            text_key = self._key(key, depth)
+            if text_key in converted:  # e.g. 1 and "1": keep both, deterministically
+                base = f"{text_key} <{type(key).__name__}>"
+                text_key, n = base, 2
+                while text_key in converted:
+                    text_key, n = f"{base} #{n}", n + 1
+            converted[text_key] = self.convert(item, depth)
+        return {key: converted[key] for key in sorted(converted)}
+
+    def _key(self, key: Any, depth: int) -> str:
+        if isinstance(key, str):
+            return _clean_str(key)
+        converted = self.convert(key, depth)
+        if isinstance(converted, str):
+            return converted
+        return json.dumps(converted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+_NOT_HANDLED = object()
+
+
+def _without_volatile(metadata: Any) -> dict[str, Any]:
+    if not isinstance(metadata, Mapping):
+        return {}
+    return {
+        str(k): v
+        for k, v in metadata.items()
+        if v is not None and not _is_volatile_key(str(k))
+    }
+
+
+def _sort_key(item: Any) -> str:
+    return json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------------------------
+# render_text
+
+
+def is_message(value: Any) -> bool:
+    """True when `value` is the JSON-able form of a LangChain message (as `to_jsonable` makes it)."""
+    return (
+        isinstance(value, dict)
+        and value.get("type") in MESSAGE_TYPES
+        and "content" in value
+        and value.keys() <= _MESSAGE_KEYS
+    )
+
+
+def render_text(value: Any, *, wrap_at: int = 400) -> str:
+    """Render `value` as the grep-friendly text of one trace file.
+
+    - a dict gives `key: value` lines, keys sorted, nested dicts indented two spaces per level;
+    - a list of two or more dicts sharing keys (records) gives a table: a header line of column
+      names, then one line per record, cells separated by ` | `; when a cell holds nested or
+      multi-line data, or a row would need wrapping, the list falls back to the nested form;
+    - other lists give `- item` lines;
+    - a string holding a JSON object or array is decoded and rendered as structure;
+    - a multi-line string is an indented block under its key, one source line per file line, so
+      a sentence that sat on one line of the source is found on one line of the file;
+    - LangChain messages give `[ai]`, `[human]`, `[tool name=... id=...]` headed blocks with the
+      content indented underneath and each tool call as `tool_call: name(args-json) id=...`.
+
+    No line is longer than `wrap_at` characters (indentation included): a longer line is wrapped
+    at the last space that fits, its continuation indented two more spaces. A phrase that crosses a
+    wrap point is therefore found by a whitespace-normalised search (collapse every run of
+    whitespace, newlines included, to one space on both sides); a token with no space within
+    `wrap_at` characters is split hard and is found by a search that ignores whitespace.
+    Control characters other than tab become `\\xNN` so that grep never takes a file for binary.
+    The output ends with a newline, is byte-identical for equal input, and adds no timestamps,
+    ids or addresses of its own.
+    """
+    if isinstance(wrap_at, bool) or not isinstance(wrap_at, int) or wrap_at < MIN_WRAP_AT:
+        raise AuditFenceError(
+            f"render_text(wrap_at=...) got {wrap_at!r}; it must be an int of at least {MIN_WRAP_AT} "
+            f"(the default is 400). Pass a larger wrap_at."
+        )
+    renderer = _Renderer(wrap_at)
+    renderer.value(to_jsonable(value), 0, 0)
+    return _wrap_lines(renderer.lines, wrap_at)
+
+
+class _Renderer:
+    """Collects logical lines as (indent, text); wrapping happens once at the end."""
+
+    def __init__(self, wrap_at: int) -> None:
+        self.wrap_at = wrap_at
+        self.lines: list[tuple[int, str]] = []
+
+    def emit(self, indent: int, text: str) -> None:
+        self.lines.append((indent, text))
+
+    def value(self, value: Any, indent: int, depth: int) -> None:
+        structure = _structure_of(value, depth)
+        if structure is not None:
+            value, depth = structure, depth + 1
+        if isinstance(value, dict):
+            if not value:
+                self.emit(indent, "{}")
+            elif is_message(value):
+                self.message(value, indent, depth)
+            else:
+                for key in sorted(value):
+                    self.entry(key, value[key], indent, depth)
+        elif isinstance(value, list):
+            if not value:
+                self.emit(indent, "[]")
+            else:
+                self.sequence(value, indent, depth)
+        elif isinstance(value, str):
+            lines = value.splitlines() or [""]
+            if len(lines) == 1:
+                self.emit(indent, _scalar(value))
+            else:
+                self.text_block(lines, indent)
+        else:
+            self.emit(indent, _scalar(value))
+
+    def text_block(self, lines: list[str], indent: int) -> None:
+        for line in lines:
+            self.emit(indent, _sanitise(line))
+
+    def entry(self, key: str, value: Any, indent: int, depth: int) -> None:
+        label = _key_label(key)
+        structure = _structure_of(value, depth)
+        if structure is not None:
+            value, depth = structure, depth + 1
+        if isinstance(value, (dict, list)):
+            if not value:
+                self.emit(indent, f"{label}: {'{}' if isinstance(value, dict) else '[]'}")
+                return
+            self.emit(indent, f"{label}:")
+            self.value(value, indent + 2, depth + 1)
+            return
+        if isinstance(value, str):
+            lines = value.splitlines()
+            if len(lines) > 1:
+                self.emit(indent, f"{label}:")
+                self.text_block(lines, indent + 2)
+                return
+        self.emit(indent, f"{label}: {_scalar(value)}")
+
+    def sequence(self, items: list[Any], indent: int, depth: int) -> None:
+        if all(is_message(item) for item in items):
+            for item in items:
+                self.message(item, indent, depth)
+            return
+        table = _table(items)
+        if table is not None and all(indent + len(row) <= self.wrap_at for row in table):
+            for row in table:
+                self.emit(indent, row)
+            return
+        for item in items:
+            start = len(self.lines)
+            self.value(item, indent + 2, depth + 1)
+            first_indent, first_text = self.lines[start]
+            prefix = "- " if first_text else "-"
+            if first_indent == indent + 2:
+                self.lines[start] = (indent, prefix + first_text)
+            else:  # the item began deeper (cannot happen for scalars/dicts); keep the dash visible
+                self.lines.insert(start, (indent, "-"))
+
+    def message(self, message: dict[str, Any], indent: int, depth: int) -> None:
+        header = [str(message["type"])]
+        if message.get("name"):
+            header.append(f"name={_inline(message['name'])}")
+        if message.get("role"):
+            header.append(f"role={_inline(message['role'])}")
+        if message.get("tool_call_id"):
+            header.append(f"id={_inline(message['tool_call_id'])}")
+        if message.get("status") not in (None, "success"):
+            header.append(f"status={_inline(message['status'])}")
+        self.emit(indent, f"[{' '.join(header)}]")
+        body = indent + 2
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+                    self.value(block["text"], body, depth + 1)
+                elif isinstance(block, str):
+                    self.value(block, body, depth + 1)
+                else:
+                    self.sequence([block], body, depth + 1)
+        elif content not in (None, ""):
+            self.value(content, body, depth + 1)
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                args = json.dumps(call.get("args"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+                line = f"tool_call: {_inline(call.get('name'))}({_sanitise(args)})"
+                if call.get("id"):
+                    line += f" id={_inline(call['id'])}"
+                self.emit(body, line)
+            else:
+                self.entry("tool_call", call, body, depth + 1)
+        shown = {"type", "content", "name", "role", "tool_call_id", "status", "tool_calls"}
+        for key in sorted(message):
+            if key not in shown:
+                self.entry(key, message[key], body, depth + 1)
+
+
+def _structure_of(value: Any, depth: int) -> Any:
+    """The decoded structure of a string that holds a JSON object or array, else None."""
+    if not isinstance(value, str) or depth >= MAX_DEPTH:
+        return None
+    text = value.strip()
+    if len(text) < 2 or (text[0], text[-1]) not in (("{", "}"), ("[", "]")):
+        return None
+    try:
+        decoded = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(decoded, (dict, list)):
+        return None
+    return to_jsonable(decoded)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        text = "\\n".join(value.splitlines())  # callers pass one line; never let a break through
+        return _sanitise(text) if text else '""'
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return str(value)
+    return _inline(json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")))
+
+
+def _inline(value: Any) -> str:
+    """A value forced onto one line (header fields, keys): line breaks shown as `\\n`."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return _sanitise("\\n".join(text.splitlines()) if text else text)
+
+
+def _key_label(key: str) -> str:
+    return _inline(key) if key else '""'
+
+
+def _sanitise(text: str) -> str:
+    if text.isprintable():
+        return text
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _cell(record: dict[str, Any], column: str) -> str | None:
+    """The table cell of one record, or None when the value does not fit on one line."""
+    if column not in record:
+        return ""
+    value = record[column]
+    if isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, str):
+        if len(value.splitlines()) > 1 or _structure_of(value, 0) is not None:
+            return None
+    return _scalar(value)
+
+
+def _table(items: list[Any]) -> list[str] | None:
+    if len(items) < 2 or not all(isinstance(item, dict) and item and not is_message(item) for item in items):
+        return None
+    shared = set(items[0]).intersection(*items[1:])
+    if not shared:
+        return None
+    columns = sorted(set().union(*items))
+    labels = [_key_label(column) for column in columns]
+    if any(" | " in label for label in labels):
+        return None
+    rows = [" | ".join(labels)]
+    for record in items:
+        cells = [_cell(record, column) for column in columns]
+        if any(cell is None for cell in cells):
+            return None
+        rows.append(" | ".join(cells))  # type: ignore[arg-type]
+    return rows
+
+
+def _wrap_lines(lines: list[tuple[int, str]], wrap_at: int) -> str:
+    # Deep nesting is capped so that a line always keeps room for its text.
+    max_indent = wrap_at // 2
+    out: list[str] = []
+    for indent, text in lines:
+        indent = min(indent, max_indent)
+        if not text:
+            out.append("")
+            continue
+        pad = " " * indent
+        if indent + len(text) <= wrap_at:
+            out.append(pad + text)
+            continue
+        cont_pad = " " * (indent + 2)
+        width, pos, first = wrap_at - indent, 0, True
+        while pos < len(text):
+            if len(text) - pos <= width:
+                out.append((pad if first else cont_pad) + text[pos:])
+                break
+            cut = text.rfind(" ", pos + 1, pos + width + 1)
+            piece = text[pos:cut].rstrip(" ") if cut > pos else ""
+            if piece:
+                nxt = cut + 1
+                while nxt < len(text) and text[nxt] == " ":
+                    nxt += 1
+            else:
+                piece, nxt = text[pos : pos + width], pos + width
+            out.append((pad if first else cont_pad) + piece)
+            pos, first, width = nxt, False, wrap_at - indent - 2
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# truncate
+
+
+def truncate(text: str, max_chars: int) -> tuple[str, bool]:
+    """Keep at most `max_chars` characters of the head of `text`; say so on a marker line.
+
+    The cut falls on the last line break (or else space) in the second half of the kept part, so
+    that a number or word is never cut in two and then mistaken for evidence. Returns the text and
+    whether anything was dropped; nothing is ever dropped silently.
+    """
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+        raise AuditFenceError(
+            f"truncate(max_chars=...) got {max_chars!r}; it must be an int >= 0. "
+            "Set max_output_chars to a non-negative number of characters."
+        )
+    total = len(text)
+    if total <= max_chars:
+        return text, False
+    head = text[:max_chars]
+    half = max_chars // 2
+    cut = head.rfind("\n", half)
+    if cut < 0 or cut < half:
+        cut = max(head.rfind(" ", half), head.rfind("\t", half))
+    if cut >= half and cut > 0:
+        head = head[: cut + 1] if head[cut] == "\n" else head[:cut]
+    dropped = total - len(head)
+    marker = f"[auditfence: truncated {dropped} of {total} characters; raise max_output_chars to keep more]"
+    separator = "" if not head or head.endswith("\n") else "\n"
+    return f"{head}{separator}{marker}\n", True
