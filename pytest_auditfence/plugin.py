@@ -47,6 +47,7 @@ _SETTINGS = pytest.StashKey[FenceSettings]()
 _SNAPSHOT = pytest.StashKey[Any]()
 _AUDIT_ERROR = pytest.StashKey[str]()
 _LLM = pytest.StashKey[Any]()
+_BAD_MARKERS = pytest.StashKey[list[str]]()
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -123,31 +124,50 @@ def _check_report_options(config: pytest.Config) -> None:
 # -- collection: validate every fence marker up front ----------------------------------------------
 
 
-def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
-    state = config.stash[_STATE]
-    problems: list[str] = []
-    for item in items:
-        marker = item.get_closest_marker(MARKER_NAME)
-        if marker is None:
-            continue
-        try:
-            for each in item.iter_markers(MARKER_NAME):
-                fence_settings.validate_marker(each.args, each.kwargs)
-            kwargs = fence_settings.validate_marker(marker.args, marker.kwargs)
-            fence_settings.resolve_settings(cli=state.cli, marker=kwargs, ini=state.ini)
-        except SettingsError as exc:
-            problems.append(f"{item.nodeid}: @pytest.mark.fence: {exc}")
-            continue
-        if "fence_snapshot" not in getattr(item, "fixturenames", ()):
-            problems.append(
-                f"{item.nodeid}: @pytest.mark.fence audits the run captured by the fence_snapshot fixture, "
-                f"but the test does not use it; add fence_snapshot to the test's arguments and run the "
-                f"graph with config=fence_snapshot.config()"
-            )
-            continue
-        item.stash[_MARKER_KWARGS] = kwargs
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Iterator[Any]:
+    result = yield
+    items = result if isinstance(result, list) else [result]
+    problems = [p for item in items if isinstance(item, pytest.Item) for p in _check_fenced_item(item)]
     if problems:
-        raise pytest.UsageError("invalid fence marker(s):\n  " + "\n  ".join(problems))
+        collector.stash.setdefault(_BAD_MARKERS, []).extend(problems)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[pytest.CollectReport]:
+    # A bad marker turns its module (or class) into a collection error listing every bad test; done
+    # here rather than as a UsageError because xdist workers report collection errors like any other,
+    # while a UsageError raised on a worker only crashes it.
+    report = yield
+    problems = collector.stash.get(_BAD_MARKERS, None)
+    if not problems or report.failed:
+        return report
+    message = "invalid fence marker(s):\n  " + "\n  ".join(problems)
+    return pytest.CollectReport(collector.nodeid, "failed", message, [])
+
+
+def _check_fenced_item(item: pytest.Item) -> list[str]:
+    """Validate the item's fence markers; stash the closest one's arguments. Returns the problems."""
+    marker = item.get_closest_marker(MARKER_NAME)
+    if marker is None:
+        return []
+    state = item.config.stash[_STATE]
+    try:
+        for each in item.iter_markers(MARKER_NAME):
+            fence_settings.validate_marker(each.args, each.kwargs)
+        kwargs = fence_settings.validate_marker(marker.args, marker.kwargs)
+        fence_settings.resolve_settings(cli=state.cli, marker=kwargs, ini=state.ini)
+    except SettingsError as exc:
+        return [f"{item.nodeid}: @pytest.mark.fence: {exc}"]
+    if "fence_snapshot" not in getattr(item, "fixturenames", ()):
+        return [
+            f"{item.nodeid}: @pytest.mark.fence audits the run captured by the fence_snapshot fixture, "
+            f"but the test does not use it; add fence_snapshot to the test's arguments and run the "
+            f"graph with config=fence_snapshot.config()"
+        ]
+    item.stash[_MARKER_KWARGS] = kwargs
+    return []
 
 
 # -- fixtures ----------------------------------------------------------------------------------------
