@@ -1,10 +1,10 @@
 """A tool-calling agent loop: agent <-> tools (a ToolNode) until the model answers without tool calls.
 
 Owns three sample data tools, the system prompt and `build_app(llm)`; the chat model comes from the caller.
-
-Any LangChain chat model that can bind tools works (ChatOpenAI against a real or a local scripted
-server, or a scripted fake in tests). The company is fictional and the data illustrative.
 """
+
+# Any LangChain chat model that can bind tools works (ChatOpenAI against a real or a local scripted
+# server, or a scripted fake in tests). The company is fictional and the data illustrative.
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
 
 SYSTEM_PROMPT = (
@@ -81,7 +82,7 @@ def get_analyst_consensus(ticker: str) -> str:
 TOOLS = [get_company_fundamentals, get_news_headlines, get_analyst_consensus]
 
 
-def build_app(llm: BaseChatModel) -> Any:
+def build_app(llm: BaseChatModel) -> CompiledStateGraph:
     """Compile the agent loop around `llm`, a chat model that supports `bind_tools`."""
     try:
         model = llm.bind_tools(TOOLS)

@@ -1,30 +1,33 @@
 """A Firn-style financial pipeline: four specialists fan out from START and fan in to one synthesizer.
 
 Owns the sample data tools, the specialist and synthesizer nodes, `build_app(fabricate=...)` and `PLANTED`.
-
-The company, Halvorsen Robotics Inc. (ticker HALV), is fictional and every figure is illustrative
-sample data. Nodes are deterministic Python written the way agents behave: each specialist calls its
-own tools and composes a markdown sub-report from what they returned; the synthesizer sees only the
-sub-reports (never the tools) and writes the final report from them.
-
-Tools are LangChain `@tool` functions that the nodes invoke with the node's own `config`, rather than
-through a `ToolNode`: a `ToolNode` executes the `tool_calls` of an LLM message, and these nodes have no
-LLM. Invoking the tool with the node's config makes it a child run of the node, so callback handlers
-(and later the capture layer) see every tool start and end attributed to the node that called it,
-exactly as they would for a tool called by an agent.
 """
+
+# The company, Halvorsen Robotics Inc. (ticker HALV), is fictional and every figure is illustrative
+# sample data. Nodes are deterministic Python written the way agents behave: each specialist calls its
+# own tools and composes a markdown sub-report from what they returned; the synthesizer sees only the
+# sub-reports (never the tools) and writes the final report from them.
+#
+# Tools are LangChain `@tool` functions that the nodes invoke with the node's own `config`, rather than
+# through a `ToolNode`: a `ToolNode` executes the `tool_calls` of an LLM message, and these nodes have
+# no LLM. Invoking the tool with the node's config makes it a child run of the node, so callback
+# handlers (and later the capture layer) see every tool call attributed to the node that made it,
+# exactly as they would for a tool called by an agent.
 
 from __future__ import annotations
 
 import json
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+Node = Callable[..., dict[str, list[BaseMessage]]]
 
 TICKER = "HALV"
 COMPANY = "Halvorsen Robotics Inc."
@@ -257,7 +260,7 @@ def filings(state: MessagesState, config: RunnableConfig) -> dict[str, list[Base
     return _message("filings", _sub_report(f"Filings review: {ticker} (source: 10-K)", facts, notes))
 
 
-def _price_history(fabricate: bool):
+def _price_history(fabricate: bool) -> Node:
     def price_history(state: MessagesState, config: RunnableConfig) -> dict[str, list[BaseMessage]]:
         """Reads the closing prices and price statistics and reports the share price picture."""
         ticker = _ticker_from(state)
@@ -342,7 +345,7 @@ def _sentences(facts: dict[str, str], source: str) -> list[str]:
     return [f"- {label}: {value} (source: {source})." for label, value in facts.items()]
 
 
-def _synthesizer(fabricate: bool):
+def _synthesizer(fabricate: bool) -> Node:
     def synthesizer(state: MessagesState) -> dict[str, list[BaseMessage]]:
         """Reads the four sub-reports and writes the final research note."""
         facts = _read_sub_reports(state["messages"])
@@ -405,7 +408,7 @@ def _synthesizer(fabricate: bool):
     return synthesizer
 
 
-def build_app(fabricate: bool = False) -> Any:
+def build_app(fabricate: bool = False) -> CompiledStateGraph:
     """Compile the pipeline; `fabricate=True` plants the fabrications listed in `PLANTED`."""
     graph = StateGraph(MessagesState)
     nodes = {

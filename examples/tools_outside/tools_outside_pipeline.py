@@ -1,11 +1,11 @@
 """A plain-Python pipeline with no LangGraph: two data functions feed a function that writes a brief.
 
 Owns the sample data functions and `run_pipeline`, whose data functions can be swapped for wrapped ones.
-
-The data functions are ordinary Python (what a project's own API clients look like); `run_pipeline`
-takes them as parameters so that a caller can hand in instrumented versions (for example
-`pytest_auditfence.wrap(fetch_fundamentals)`) without editing the pipeline. The company is fictional.
 """
+
+# The data functions are ordinary Python (what a project's own API clients look like); `run_pipeline`
+# takes them as parameters so that a caller can hand in instrumented versions (for example
+# `pytest_auditfence.wrap(fetch_fundamentals)`) without editing the pipeline. The company is fictional.
 
 from __future__ import annotations
 

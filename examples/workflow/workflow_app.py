@@ -1,11 +1,11 @@
 """A research workflow graph whose state is plain fields, not messages: plan -> gather -> summarize.
 
 Owns the sample document corpus, its keyword search, the three nodes and the compiled `app`.
-
-This is the shape of workflow projects (GPT-Researcher style): nodes pass typed fields along, no chat
-messages and no LangChain tools, so callbacks see node inputs and outputs only. The corpus is
-fictional sample text.
 """
+
+# This is the shape of workflow projects (GPT-Researcher style): nodes pass typed fields along, no chat
+# messages and no LangChain tools, so callbacks see node inputs and outputs only. The corpus is
+# fictional sample text.
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import re
 from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
 
 CORPUS: list[dict[str, str]] = [
     {
@@ -93,7 +94,7 @@ def summarize(state: ResearchState) -> dict[str, Any]:
     return {"summary": "\n".join([*lines, "", "Sources:", *sources]) + "\n"}
 
 
-def build_app() -> Any:
+def build_app() -> CompiledStateGraph:
     """Compile the workflow graph."""
     graph = StateGraph(ResearchState)
     graph.add_node("plan", plan)
