@@ -126,3 +126,30 @@ def test_async_run_gives_the_same_messages() -> None:
 def test_a_model_that_cannot_bind_tools_is_refused_with_the_fix() -> None:
     with pytest.raises(TypeError, match=r"GenericFakeChatModel cannot bind tools.*such as ChatOpenAI"):
         agent_loop_app.build_app(GenericFakeChatModel(messages=iter([])))
+
+
+def test_loop_runs_with_chat_openai_over_http_against_the_scripted_local_server(tool_recorder) -> None:
+    from langchain_openai import ChatOpenAI
+    from pytest_auditfence.testing import Reply, ScriptedOpenAIServer, ToolCall
+
+    script = [
+        Reply(tool_calls=[ToolCall("get_company_fundamentals", {"ticker": "HALV"}, id="call_fund")]),
+        Reply(tool_calls=[ToolCall("get_news_headlines", {"ticker": "HALV", "limit": 1}, id="call_news")]),
+        Reply(content=FINAL_ANSWER),
+    ]
+    with ScriptedOpenAIServer(script=script) as server:
+        llm = ChatOpenAI(model="gpt-4o-mini", base_url=server.base_url, api_key="sk-test", max_retries=0)
+        result = agent_loop_app.build_app(llm).invoke(REQUEST, config={"callbacks": [tool_recorder]})
+        sent = [r.json for r in server.chat_requests]
+    assert result["messages"][-1].content == FINAL_ANSWER
+    assert [c.tool for c in tool_recorder.calls] == ["get_company_fundamentals", "get_news_headlines"]
+    assert len(sent) == 3
+    assert sent[0]["messages"][0] == {"role": "system", "content": agent_loop_app.SYSTEM_PROMPT}
+    assert {t["function"]["name"] for t in sent[0]["tools"]} == {
+        "get_company_fundamentals",
+        "get_news_headlines",
+        "get_analyst_consensus",
+    }
+    tool_replies = [m for m in sent[2]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_replies] == ["call_fund", "call_news"]
+    assert json.loads(tool_replies[0]["content"])["revenue_usd_millions"] == 1234
