@@ -436,12 +436,12 @@ class _Auditor:
         verdict, rule_note = self._origin_rules(claim, verdict, traces)
         if rule_note:
             notes.append(rule_note)
+        links = _dedupe([lk for t in traces for lk in t.links])
         if verdict in COVERED_VERDICTS:
             introduced_by = None
         elif introduced_by is None:
-            introduced_by = _origin_of_unbacked(traces)
+            introduced_by = _origin_of_unbacked(traces) or _citing_node(claim, links)
 
-        links = _dedupe([lk for t in traces for lk in t.links])
         judged = raw.model_copy(update={
             "verdict": verdict,
             "verdict_source": "deterministic",
@@ -680,6 +680,16 @@ def _origin_of_unbacked(traces: list[_AtomTrace]) -> str | None:
     return dead[0] if dead else None
 
 
+def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> str | None:
+    """For a wrong citation: the deepest node on the chain whose output still carries the citation."""
+    cited = [r.text.casefold() for r in claim.references]
+    nodes = [lk for lk in links if lk.kind not in RAW_FILE_KINDS and lk.node != REPORT_NODE]
+    for link in reversed(nodes):
+        if any(c in link.text.casefold() for c in cited):
+            return link.node
+    return nodes[0].node if nodes else REPORT_NODE
+
+
 def _dedupe(links: list[ChainLink]) -> list[ChainLink]:
     seen: set[tuple[str, str, int]] = set()
     out: list[ChainLink] = []
@@ -700,9 +710,11 @@ def _label(record: FileRecord) -> str | None:
 
 
 def _line_text(trace_dir: Path, evidence: Evidence) -> str:
-    """The whole line holding the evidence, stripped: what a reviewer reads in a chain link."""
+    """The lines the evidence spans, whitespace-normalised: what a reviewer reads in a chain link."""
     try:
         lines = (trace_dir / evidence.file).read_text(encoding="utf-8").splitlines()
-        return lines[evidence.line - 1].strip()
-    except (OSError, IndexError):
+    except OSError:
         return evidence.text
+    last = evidence.line - 1 + evidence.text.count("\n")
+    spanned = [ln.strip() for ln in lines[evidence.line - 1:last + 1] if ln.strip()]
+    return " / ".join(spanned) if spanned else evidence.text
