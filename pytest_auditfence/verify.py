@@ -5,6 +5,7 @@ Owns `SourceIndex` (quantities parsed once per file, cached by sha256), `find_at
 
 from __future__ import annotations
 
+import heapq
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
@@ -206,15 +207,16 @@ class SourceIndex:
             lo, hi = bisect_left(values, value - width), bisect_right(values, value + width)
             yield from items[lo:hi]
 
-    def with_words(self, words: Sequence[str]) -> list[tuple[int, _Observed]]:
-        """Observations on lines holding any of `words`, with how many of them, best first, stable."""
+    def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, _Observed]]:
+        """The `limit` observations on lines holding most of `words`, best first, then in source order."""
         scored: dict[tuple[int, int], int] = {}
         for f, index in enumerate(self.files):
             for word in words:
                 for item in index.words.get(word, ()):
-                    scored[(f, item)] = scored.get((f, item), 0) + 1
-        ranked = sorted(scored.items(), key=lambda kv: (-kv[1], kv[0]))
-        return [(score, _Observed(self.files[f].quantities[i].value, f, i)) for (f, i), score in ranked]
+                    key = (f, item)
+                    scored[key] = scored.get(key, 0) + 1
+        best = heapq.nsmallest(limit, ((-score, key) for key, score in scored.items()))
+        return [(-neg, _Observed(self.files[f].quantities[i].value, f, i)) for neg, (f, i) in best]
 
 
 def _magnitude(tolerance: float) -> int:
@@ -436,14 +438,16 @@ def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[t
     """Candidate numbers for a derivation or a contradiction: the lines of the claim's other atoms and
     the lines that share the quantity's subject words, best first, bounded (see DERIVE_POOL)."""
     words = _subject_words(claim, q)
-    ranked = index.with_words(words) if words else []
+    ranked = index.with_words(words, limit=4 * DERIVE_POOL) if words else []
     scores = {(o.file, o.item): score for score, o in ranked}
     extra: list[tuple[int, _Observed]] = []
-    if near_lines:
-        for f, fi in enumerate(index.files):
-            for i, line in enumerate(fi.lines):
-                if (f, line) in near_lines:
-                    extra.append((scores.get((f, i), 0), _Observed(fi.quantities[i].value, f, i)))
+    for f, line in sorted(near_lines):
+        if not 0 <= f < len(index.files):
+            continue
+        fi = index.files[f]
+        # line numbers of a file's quantities ascend, so the quantities of one line are a slice
+        for i in range(bisect_left(fi.lines, line), bisect_right(fi.lines, line)):
+            extra.append((scores.get((f, i), 0), _Observed(fi.quantities[i].value, f, i)))
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, _Observed]] = []
     for score, o in [*extra, *ranked]:
