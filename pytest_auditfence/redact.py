@@ -53,8 +53,8 @@ _CREDENTIAL_SUFFIXES = ("apikey", "secret", "password", "passwd", "token", "secr
 
 _MARKER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 
-# A secret must start at a token boundary, so "task-list" or "risk-adjusted" never match `sk-`.
-_B = r"(?<![A-Za-z0-9_\-])"
+# A secret must not continue a word, so "task-list" or "risk-adjusted" never match `sk-`; "key-sk-..." does.
+_B = r"(?<![A-Za-z0-9])"
 
 
 def marker(kind: str) -> str:
