@@ -25,6 +25,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from vcr.cassette import Cassette
     from vcr.request import Request
 
+    from pytest_auditfence.redact import Redactor
+
 RECORD_MODES = ("none", "once", "new_episodes", "all")
 """vcrpy record modes accepted by `--fence-record-mode`; "none" (replay only) is the default."""
 
@@ -48,16 +50,6 @@ DROPPED_RESPONSE_HEADER_PREFIXES = ("x-ratelimit-",)
 # Query parameters that carry keys on some providers (Google `key=`, proxies `api_key=`).
 DROPPED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token", "token")
 
-_REDACTED = "[REDACTED]"
-_SECRET_PATTERNS = re.compile(
-    r"sk-[A-Za-z0-9_\-]{8,}"  # OpenAI (sk-, sk-proj-), Anthropic (sk-ant-)
-    r"|(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*"
-    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
-    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
-    r"|gh[pousr]_[A-Za-z0-9]{30,}"  # GitHub
-    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack
-)
-_SECRET_ENV_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
 _MAX_NAME = 120
 
@@ -105,42 +97,31 @@ def rerecord_command(test_nodeid: str | None, path: Path | str, *, exists: bool)
 
 
 def _display(path: Path | str) -> str:
+    """Relative to the working directory when inside it (what a user types), else as given."""
     try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive on Windows
+        return Path(path).resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
         return str(path)
 
 
 # secrets and normalisation -----------------------------------------------------------------------
-def _redactor() -> TextFilter:
-    try:
-        from pytest_auditfence.redact import Redactor  # the project-wide redactor, when present
-    except ImportError:
-        return _minimal_redact
-    redactor = Redactor()
+def _redactor(extra_filters: Sequence[TextFilter]) -> Redactor:
+    from pytest_auditfence.redact import Redactor
 
-    def both(text: str) -> str:
-        return _minimal_redact(redactor.text(text))
+    filters = tuple(extra_filters)
+    for position, extra in enumerate(filters):
+        if not callable(extra):
+            raise CassetteConfigError(
+                f"extra_filters[{position}] is a {type(extra).__name__}, not a callable str -> str; "
+                "pass e.g. lambda text: text.replace('codename', '[X]')"
+            )
 
-    return both
+    def chained(text: str) -> str:
+        for extra in filters:
+            text = extra(text)
+        return text
 
-
-def _minimal_redact(text: str) -> str:
-    text = _SECRET_PATTERNS.sub(_REDACTED, text)
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_ENV_NAME.search(name) and value in text:
-            text = text.replace(value, _REDACTED)
-    return text
-
-
-def _scrub_json(value: Any, scrub: TextFilter) -> Any:
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, list):
-        return [_scrub_json(v, scrub) for v in value]
-    if isinstance(value, dict):
-        return {k: _scrub_json(v, scrub) for k, v in value.items()}
-    return value
+    return Redactor(extra=chained if filters else None)
 
 
 def _as_text(body: Any) -> str | None:
@@ -204,12 +185,26 @@ def first_difference(recorded: Any, current: Any, path: str = "body") -> str | N
                 return found
         return None
     if recorded != current:
+        if isinstance(recorded, str) and isinstance(current, str):
+            start = _window_start(recorded, current)
+            return f"{path}: recorded {_short(recorded, start)} / now {_short(current, start)}"
         return f"{path}: recorded {_short(recorded)} / now {_short(current)}"
     return None
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value) if isinstance(value, str) else _canonical(value)
+def _window_start(a: str, b: str, context: int = 20, limit: int = 60) -> int:
+    """Where to start showing two long strings so that their first difference is visible."""
+    if max(len(a), len(b)) <= limit:
+        return 0
+    same = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return max(0, same - context)
+
+
+def _short(value: Any, start: int = 0, limit: int = 60) -> str:
+    if isinstance(value, str):
+        shown = value[start:start + limit]
+        return ("…" if start else "") + repr(shown) + ("…" if start + limit < len(value) else "")
+    text = _canonical(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -222,7 +217,16 @@ def _without_port(uri: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def _request_filter(scrub: TextFilter) -> Callable[[Request], Request]:
+def _redact_body(text: str, redactor: Redactor) -> str:
+    # JSON is redacted as structure, so credential-named fields (api_key, token...) go too
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return redactor.text(text)
+    return _canonical(redactor.value(parsed))
+
+
+def _request_filter(redactor: Redactor) -> Callable[[Request], Request]:
     def before_record_request(request: Request) -> Request:
         # vcrpy runs this on recorded requests and on live ones before matching, so both sides agree
         request.uri = _without_port(request.uri)
@@ -231,32 +235,30 @@ def _request_filter(scrub: TextFilter) -> Callable[[Request], Request]:
             lower = name.lower()
             if lower in DROPPED_REQUEST_HEADERS or lower.startswith(DROPPED_REQUEST_HEADER_PREFIXES):
                 continue
-            headers[name] = scrub(value) if isinstance(value, str) else value
+            headers[name] = redactor.text(value) if isinstance(value, str) else value
         request.headers = headers
         text = _as_text(request.body)
         if text:
-            try:
-                parsed = json.loads(text)
-            except ValueError:
-                request.body = scrub(text).encode("utf-8")
-            else:
-                request.body = _canonical(_scrub_json(parsed, scrub)).encode("utf-8")
+            request.body = _redact_body(text, redactor).encode("utf-8")
         return request
 
     return before_record_request
 
 
-def _response_filter(scrub: TextFilter) -> Callable[[dict[str, Any]], dict[str, Any]]:
+def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str, Any]]:
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = {
-            name: values for name, values in response.get("headers", {}).items()
+            name: [redactor.text(v) if isinstance(v, str) else v for v in values]
+            for name, values in response.get("headers", {}).items()
             if name.lower() not in DROPPED_RESPONSE_HEADERS
             and not name.lower().startswith(DROPPED_RESPONSE_HEADER_PREFIXES)
         }
         body = response.get("body", {})
         text = _as_text(body.get("string"))
         if text:
-            body["string"] = scrub(text).encode("utf-8")
+            redacted = _redact_body(text, redactor)
+            if normalised_body(redacted) != normalised_body(text):  # keep the served bytes when clean
+                body["string"] = redacted.encode("utf-8")
         return response
 
     return before_record_response
@@ -286,20 +288,12 @@ def make_vcr(record_mode: str = "none", *, extra_filters: Sequence[TextFilter] =
     import vcr as vcrpy
 
     _check_record_mode(record_mode)
-    base = _redactor()
-    filters = tuple(extra_filters)
-
-    def scrub(text: str) -> str:
-        text = base(text)
-        for extra in filters:
-            text = extra(text)
-        return text
-
+    redactor = _redactor(extra_filters)
     recorder = vcrpy.VCR(
         record_mode=record_mode,
         match_on=MATCH_ON,
-        before_record_request=_request_filter(scrub),
-        before_record_response=_response_filter(scrub),
+        before_record_request=_request_filter(redactor),
+        before_record_response=_response_filter(redactor),
         filter_query_parameters=DROPPED_QUERY_PARAMETERS,
         decode_compressed_response=True,
         serializer="yaml",
