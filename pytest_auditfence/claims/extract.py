@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pytest_auditfence.claims.quantities import (
     _CAPTION,
     _TABLE_SEPARATOR,
+    _require_text,
     _merge_context,
     detect_scale_context,
     parse_quantities,
@@ -309,11 +310,7 @@ def extract_claims(document: str) -> list[ClaimRecord]:
     markers excluded). Ids run 'c001', 'c002', ... in document order. Claims with no atom are kept
     (the verifier marks them unverifiable); `ClaimRecord.checkable` says which carry atoms.
     """
-    if not isinstance(document, str):
-        raise TypeError(
-            f"extract_claims(document=...) needs the report as a str, got {type(document).__name__}; "
-            "pass the markdown text (e.g. result['messages'][-1].content)"
-        )
+    _require_text(document, "extract_claims(document=...) (the report's markdown)")
     b = _Builder(document)
     lines = _lines(document)
     i = 0
@@ -352,7 +349,9 @@ def extract_claims(document: str) -> list[ClaimRecord]:
             flush()
             s = line.start + heading.start("body")
             e = line.start + heading.end("body")
-            b.emit(s, e, "heading", None)
+            # parsed with its "#" marks so that a section number ("## 2.1 Revenue") reads as one
+            numbers = [q for q in parse_quantities(text, offset=line.start) if s <= q.start and q.end <= e]
+            b.emit(s, e, "heading", None, numbers)
             b.heading = heading.group("body").strip() or b.heading
             i += 1
             continue

@@ -11,7 +11,20 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.models import Quantity
+
+
+class ClaimsInputError(AuditFenceError, TypeError):
+    """A claims-layer function was given something other than text."""
+
+
+def _require_text(value: object, where: str) -> None:
+    if not isinstance(value, str):
+        raise ClaimsInputError(
+            f"{where} needs a str, got {type(value).__name__}; decode bytes first (data.decode('utf-8'))"
+            " or pass the text itself"
+        )
 
 # --------------------------------------------------------------------------------------------------
 # Vocabulary
@@ -89,7 +102,7 @@ _LABEL_WORDS = (
     r"|issues?|rounds?|tiers?|types?|levels?|categor(?:y|ies)|grades?|class(?:es)?|versions?|ver\."
     r"|releases?|builds?|python|ios|android|windows|macos|iphone|java|ubuntu|ipv|html|http"
 )
-_LIST_TAIL = r"(?:\s*(?:,|and|or|&|-|–|—|to|through)\s*\d+(?:\.\d+)*[a-z]?)*"
+_LIST_TAIL = r"(?:\s*(?:,\s*(?:and|or)?|and|or|&|-|–|—|to|through)\s*\d+(?:\.\d+)*[a-z]?)*"
 
 # Spans that hold digits but no quantity. One pass over the text; candidates inside them are skipped.
 _MASK = re.compile(
@@ -470,8 +483,7 @@ def parse_quantities(
     `scale_context` / `unit_context` come from a table header or caption ("(in millions)" -> 1e6,
     "($M)" -> 1e6 and "USD", "Margin (%)" -> "%"); they apply to numbers that carry no scale or unit.
     """
-    if not isinstance(text, str):
-        raise TypeError(f"parse_quantities(text=...) needs a str, got {type(text).__name__}; pass the text itself")
+    _require_text(text, "parse_quantities(text=...)")
     if not text:
         return []
     return _Parser(text, scale_context, unit_context, offset).run()
@@ -518,8 +530,7 @@ def detect_scale_context(text: str) -> tuple[float | None, str | None]:
     "(in millions)" -> (1e6, None); "$ in billions" -> (1e9, "USD"); "(USD m)" -> (1e6, "USD");
     "Margin (%)" -> (None, "%"); nothing found -> (None, None).
     """
-    if not isinstance(text, str):
-        raise TypeError(f"detect_scale_context(text=...) needs a str, got {type(text).__name__}")
+    _require_text(text, "detect_scale_context(text=...)")
     for pattern in _SCALE_CONTEXT:
         m = pattern.search(text)
         if m is None:
@@ -640,8 +651,7 @@ class QuantityScanner:
         return list(self.iter_scan(text))
 
     def iter_scan(self, text: str) -> Iterator[ScannedQuantity]:
-        if not isinstance(text, str):
-            raise TypeError(f"QuantityScanner.scan(text=...) needs a str, got {type(text).__name__}")
+        _require_text(text, "QuantityScanner.scan(text=...)")
         caption: tuple[float | None, str | None] = (None, None)
         columns: list[tuple[float | None, str | None]] | None = None
         pos = 0

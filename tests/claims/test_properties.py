@@ -1,0 +1,57 @@
+"""Property tests: the parser and the extractor never raise and keep every span exact and in bounds."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_auditfence.claims.extract import extract_claims
+from pytest_auditfence.claims.quantities import QuantityScanner, parse_quantities, quantities_match
+
+# Text rich in the characters the parser reacts to, mixed with arbitrary unicode.
+_PIECES = st.sampled_from(
+    [
+        "$", "US$", "€", "£", "(", ")", "-", "−", "–", "%", ",", ".", " ", "\n", "|", "---", "#", "*", "**",
+        "1", "23", "2023", "1,234", "0.5", "1e309", "9" * 400, "bn", "m", "k", "B", "bps", "x", "°F", "°C",
+        " million", " km", " miles", "passage ", "[", "]", "\"", "'", "“", "”", "- ", "1. ", "http://a.b/",
+        "(in millions)", "| a | b |\n|---|---|\n", "Q3 ", "FY", "March ", " to ", "/", ":",
+    ]
+)
+TEXT = st.one_of(
+    st.text(max_size=200),
+    st.lists(st.one_of(_PIECES, st.text(max_size=3)), max_size=60).map("".join),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT, st.integers(min_value=0, max_value=10**6), st.sampled_from([None, 1e3, 1e6]))
+def test_parse_quantities_never_raises_and_spans_are_exact(text, offset, scale):
+    for q in parse_quantities(text, offset=offset, scale_context=scale):
+        assert 0 <= q.start - offset <= q.end - offset <= len(text)
+        assert text[q.start - offset:q.end - offset] == q.text
+        assert math.isfinite(q.value) and math.isfinite(q.tolerance) and q.tolerance >= 0
+        assert quantities_match(q, q)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_scanner_offsets_are_exact(text):
+    for scanned in QuantityScanner().scan(text):
+        q = scanned.quantity
+        assert text[q.start:q.end] == q.text
+        assert scanned.line == text.count("\n", 0, q.start) + 1
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(TEXT)
+def test_extract_claims_never_raises_and_spans_are_exact(text):
+    claims = extract_claims(text)
+    assert [c.id for c in claims] == [f"c{i:03d}" for i in range(1, len(claims) + 1)]
+    for c in claims:
+        assert 0 <= c.start < c.end <= len(text)
+        assert text[c.start:c.end] == c.claim
+        for atom in [*c.quantities, *c.quotes, *c.references]:
+            assert c.start <= atom.start <= atom.end <= c.end
+            assert text[atom.start:atom.end] == atom.text

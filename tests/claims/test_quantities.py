@@ -1,0 +1,329 @@
+"""Table-driven tests of the quantity parser, scale contexts and `quantities_match`."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.claims.quantities import (
+    ClaimsInputError,
+    QuantityScanner,
+    detect_scale_context,
+    parse_quantities,
+    quantities_match,
+)
+
+
+def one(text: str, **kw):
+    found = parse_quantities(text, **kw)
+    assert len(found) == 1, f"{text!r} -> {[q.text for q in found]}"
+    q = found[0]
+    assert text[q.start:q.end] == q.text
+    return q
+
+
+# (text, span text, value, kind, unit, tolerance)
+PARSED = [
+    ("Revenue was $383.3B.", "$383.3B", 383.3e9, "currency", "USD", 0.05e9),
+    ("about $1.2 billion", "$1.2 billion", 1.2e9, "currency", "USD", 0.05e9),
+    ("1.2bn", "1.2bn", 1.2e9, "number", None, 0.05e9),
+    ("1,200 million", "1,200 million", 1.2e9, "number", None, 0.5e6),
+    ("US$5 million", "US$5 million", 5e6, "currency", "USD", 0.5e6),
+    ("EUR 3.2bn", "EUR 3.2bn", 3.2e9, "currency", "EUR", 0.05e9),
+    ("€5m", "€5m", 5e6, "currency", "EUR", 0.5e6),
+    ("£2 million", "£2 million", 2e6, "currency", "GBP", 0.5e6),
+    ("¥300", "¥300", 300, "currency", "JPY", 0.5),
+    ("$5mm", "$5mm", 5e6, "currency", "USD", 0.5e6),
+    ("$12k", "$12k", 12e3, "currency", "USD", 500),
+    ("$2.1T", "$2.1T", 2.1e12, "currency", "USD", 0.05e12),
+    ("$1.5 tn", "$1.5 tn", 1.5e12, "currency", "USD", 0.05e12),
+    ("5 million dollars", "5 million dollars", 5e6, "currency", "USD", 0.5e6),
+    ("50 cents", "50 cents", 0.5, "currency", "USD", 0.005),
+    ("3 thousand", "3 thousand", 3e3, "number", None, 500),
+    ("12M users", "12M", 12e6, "number", None, 0.5e6),
+    ("1,234,567", "1,234,567", 1234567, "number", None, 0.5),
+    ("383", "383", 383, "number", None, 0.5),
+    ("3.50", "3.50", 3.5, "number", None, 0.005),
+    ("5.2%", "5.2%", 5.2, "percent", "%", 0.05),
+    ("5 per cent", "5 per cent", 5, "percent", "%", 0.5),
+    ("12 percent", "12 percent", 12, "percent", "%", 0.5),
+    ("1.5 percentage points", "1.5 percentage points", 1.5, "percent", "pp", 0.05),
+    ("25 bps", "25 bps", 0.25, "bps", "bps", 0.005),
+    ("40 basis points", "40 basis points", 0.40, "bps", "bps", 0.005),
+    ("0.25x", "0.25x", 0.25, "ratio", "x", 0.005),
+    ("2.5 times", "2.5 times", 2.5, "ratio", "x", 0.05),
+    ("400°F", "400°F", (400 - 32) * 5 / 9, "temperature", "F", 0.5 * 5 / 9),
+    ("205 °C", "205 °C", 205, "temperature", "C", 0.5),
+    ("400F", "400F", (400 - 32) * 5 / 9, "temperature", "F", 0.5 * 5 / 9),
+    ("350 degrees Fahrenheit", "350 degrees Fahrenheit", (350 - 32) * 5 / 9, "temperature", "F", 0.5 * 5 / 9),
+    ("5 km", "5 km", 5, "length", "km", 0.5),
+    ("3 miles", "3 miles", 3 * 1.609344, "length", "mi", 0.5 * 1.609344),
+    ("100 kilometers", "100 kilometers", 100, "length", "km", 0.5),
+    ("6 feet", "6 feet", 6 * 0.0003048, "length", "ft", 0.5 * 0.0003048),
+    ("a 100m sprint", "100m", 0.1, "length", "m", 0.0005),
+    ("2 kg", "2 kg", 2, "mass", "kg", 0.5),
+    ("4 lbs", "4 lbs", 4 * 0.45359237, "mass", "lb", 0.5 * 0.45359237),
+    ("10 pounds", "10 pounds", 10 * 0.45359237, "mass", "lb", 0.5 * 0.45359237),
+    ("20 minutes", "20 minutes", 1200, "duration", "min", 30),
+    ("a 24-hour period", "24-hour", 86400, "duration", "h", 1800),
+    ("1/4 cup", "1/4", 0.25, "number", None, 0.00125),
+    ("**$5.2 billion**", "$5.2 billion", 5.2e9, "currency", "USD", 0.05e9),
+    ("**$5.2** billion", "$5.2** billion", 5.2e9, "currency", "USD", 0.05e9),
+    ("a 2,023 units", "2,023", 2023, "number", None, 0.5),
+    ("$2023", "$2023", 2023, "currency", "USD", 0.5),
+]
+
+
+@pytest.mark.parametrize(("text", "span", "value", "kind", "unit", "tolerance"), PARSED)
+def test_parses_and_normalises(text, span, value, kind, unit, tolerance):
+    q = one(text)
+    assert q.text == span
+    assert q.kind == kind
+    assert q.unit == unit
+    assert math.isclose(q.value, value, rel_tol=1e-9, abs_tol=1e-12)
+    assert math.isclose(q.tolerance, tolerance, rel_tol=1e-9, abs_tol=1e-15)
+
+
+NEGATIVES = [
+    ("(1,234)", "(1,234)", -1234),
+    ("| Net income | (99,803) |", "(99,803)", -99803),
+    ("Net loss: (5.2)", "(5.2)", -5.2),
+    ("$(1,234)", "(1,234)", -1234),
+    ("down −5%", "−5%", -5),
+    ("a change of –3.2%", "–3.2%", -3.2),
+    ("-$5 million", "-$5 million", -5e6),
+    ("−$1.2bn", "−$1.2bn", -1.2e9),
+]
+
+
+@pytest.mark.parametrize(("text", "span", "value"), NEGATIVES)
+def test_negatives(text, span, value):
+    q = one(text)
+    assert q.text == span
+    assert q.negative is True
+    assert math.isclose(q.value, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "revenue ($4.2 billion)",  # a parenthetical in prose is an aside, not a negative
+        "400°F (205°C)",
+        "rates of 3 -4 and 300-400 units",
+        "grew 10-15%",
+        "$5m-$6m",
+    ],
+)
+def test_not_read_as_negative(text):
+    found = parse_quantities(text)
+    assert found, text
+    assert not any(q.negative for q in found), [q.text for q in found]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2023",
+        "in FY2024",
+        "FY24",
+        "Q3 2023",
+        "3Q23",
+        "H1 2024",
+        "March 5, 2024",
+        "5 March 2024",
+        "on Jan. 15",
+        "in May 2021",
+        "2024-03-05",
+        "03/05/2024",
+        "2020-2021",
+        "2019/20",
+        "the 1990s",
+        "in '23",
+        "1st",
+        "the 3rd quarter",
+        "22nd",
+        "1. Revenue",
+        "  2) Margin",
+        "(1) first, (2) second",
+        "according to passage 3",
+        "Passage 2 and 3",
+        "passages 1-3",
+        "passages 1, 2, and 3",
+        "see [2]",
+        "[1, 2]",
+        "[^3]",
+        "Section 4.2",
+        "## 2.1 Revenue",
+        "Step 5: click",
+        "Table 4",
+        "No. 3",
+        "#12",
+        "at 3:30 pm",
+        "at 10:00",
+        "at 9am",
+        "at 5 p.m.",
+        "call 555-123-4567",
+        "call (555) 123-4567",
+        "+1 415-555-1234",
+        "v1.2.3",
+        "version 2.0",
+        "Python 3.11",
+        "192.168.0.1",
+        "COVID-19",
+        "Omega-3 acids",
+        "the 10-K",
+        "Form 20-F",
+        "a 5G network",
+        "3D printing",
+        "MP3",
+        "https://example.com/2023/report-5.html",
+        "mail ir2023@example.com",
+        "1e309",
+        "9" * 40,
+        "Type 2 diabetes",
+    ],
+)
+def test_not_quantities(text):
+    assert parse_quantities(text) == [], [q.text for q in parse_quantities(text)]
+
+
+def test_range_gives_both_ends_the_unit():
+    lo, hi = parse_quantities("margins of 10-15%")
+    assert (lo.text, lo.kind, lo.value, lo.negative) == ("10", "percent", 10, False)
+    assert (hi.text, hi.kind, hi.value) == ("15%", "percent", 15)
+    lo, hi = parse_quantities("$1.2-1.5 billion")
+    assert (lo.text, lo.value, lo.unit) == ("$1.2", 1.2e9, "USD")
+    assert (hi.text, hi.value, hi.unit) == ("1.5 billion", 1.5e9, "USD")
+    lo, hi = parse_quantities("grow 1-3 feet per year")
+    assert lo.kind == hi.kind == "length" and lo.unit == "ft"
+    lo, hi = parse_quantities("between 10 and 15%")
+    assert lo.kind == "percent" and hi.kind == "percent"
+    lo, hi = parse_quantities("15°C to 25°C")
+    assert (lo.value, hi.value) == (15, 25)
+
+
+def test_and_outside_between_is_not_a_range():
+    first, second = parse_quantities("headcount 5 and margin 15%")
+    assert first.kind == "number" and second.kind == "percent"
+
+
+def test_offset_shifts_spans():
+    text = "up 5.2% to $3bn"
+    for q in parse_quantities(text, offset=100):
+        assert text[q.start - 100:q.end - 100] == q.text
+
+
+def test_scale_and_unit_context_apply_to_bare_numbers_only():
+    q = one("1,234", scale_context=1e6)
+    assert (q.value, q.tolerance, q.scale) == (1234e6, 0.5e6, 1e6)
+    q = one("1,234", scale_context=1e6, unit_context="USD")
+    assert (q.kind, q.unit) == ("currency", "USD")
+    q = one("44.1", unit_context="%")
+    assert (q.kind, q.value) == ("percent", 44.1)
+    q = one("5.2%", scale_context=1e6)
+    assert q.value == 5.2  # a percent is never scaled
+    q = one("$2bn", scale_context=1e6)
+    assert q.value == 2e9  # its own scale wins
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("(in millions)", (1e6, None)),
+        ("(in thousands, except per share data)", (1e3, None)),
+        ("$ in billions", (1e9, "USD")),
+        ("in $ billions", (1e9, "USD")),
+        ("(USD m)", (1e6, "USD")),
+        ("(USD thousands)", (1e3, "USD")),
+        ("Revenue ($M)", (1e6, "USD")),
+        ("(€ millions)", (1e6, "EUR")),
+        ("(in millions of dollars)", (1e6, "USD")),
+        ("Dollars in millions", (1e6, "USD")),
+        ("Margin (%)", (None, "%")),
+        ("Change (bps)", (None, "bps")),
+        ("Revenue", (None, None)),
+        ("Revenue grew 5% in 2023", (None, None)),
+    ],
+)
+def test_detect_scale_context(text, expected):
+    assert detect_scale_context(text) == expected
+
+
+def q(text: str, **kw):
+    return one(text, **kw)
+
+
+MATCHES = [
+    # (claimed, observed, expected)
+    ("$1.2 billion", "$1,234 million", True),
+    ("1.2 billion", "1,234 million", True),
+    ("$1.24 billion", "$1.2 billion", False),  # claimed at a precision the source does not have
+    ("$1,234 million", "$1.2 billion", False),
+    ("$383.3B", "$383,285 million", True),
+    ("$383.3B", "$383.4B", False),
+    ("383", "383.4", True),
+    ("383", "383.6", False),
+    ("$5 million", "€5 million", False),  # no exchange rates
+    ("$5 million", "5,000,000", True),  # the source dropped the symbol
+    ("5%", "5", False),
+    ("25 bps", "0.25%", True),
+    ("0.3%", "25 bps", True),
+    ("25 bps", "0.3%", False),
+    ("2.5x", "2.5 times", True),
+    ("400 °F", "205 °C", True),
+    ("205 °C", "400 °F", True),
+    ("145°F", "63°C", True),
+    ("400 °F", "210 °C", False),
+    ("3 miles", "4.8 km", True),
+    ("5 km", "3.1 miles", True),
+    ("10 pounds", "4.5 kg", True),
+    ("20 minutes", "0.33 hours", True),
+    ("5 km", "5 kg", False),
+    ("5 km", "5", False),
+    ("-5%", "5%", False),
+]
+
+
+@pytest.mark.parametrize(("claimed", "observed", "expected"), MATCHES)
+def test_quantities_match(claimed, observed, expected):
+    assert quantities_match(q(claimed), q(observed)) is expected
+
+
+def test_match_with_table_context():
+    observed = q("1,234", scale_context=1e6)
+    assert quantities_match(q("$1.2 billion"), observed)
+    assert not quantities_match(q("$1.24 billion"), observed)
+
+
+def test_scanner_reports_lines_offsets_and_table_context():
+    text = (
+        "Apple results\n"
+        "Revenue rose 5% in 2023.\n"
+        "\n"
+        "(in millions)\n"
+        "| Item | 2023 | Margin (%) |\n"
+        "|---|---|---|\n"
+        "| Revenue | 383,285 | 44.1 |\n"
+        "\n"
+        "After it, 7 items.\n"
+    )
+    found = QuantityScanner().scan(text)
+    got = [(s.line, s.quantity.text, s.quantity.value, s.quantity.kind) for s in found]
+    assert got == [
+        (2, "5%", 5.0, "percent"),
+        (7, "383,285", 383285e6, "number"),
+        (7, "44.1", 44.1, "percent"),
+        (9, "7", 7.0, "number"),
+    ]
+    for s in found:
+        assert text[s.quantity.start:s.quantity.end] == s.quantity.text
+        assert text.splitlines()[s.line - 1].find(s.quantity.text) >= 0
+
+
+def test_bad_input_is_a_clear_error():
+    with pytest.raises(ClaimsInputError, match="parse_quantities"):
+        parse_quantities(b"5%")  # type: ignore[arg-type]
+    with pytest.raises(AuditFenceError, match="detect_scale_context"):
+        detect_scale_context(None)  # type: ignore[arg-type]
