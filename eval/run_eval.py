@@ -1,0 +1,298 @@
+"""Measure the deterministic verifier on public labelled data, through the public API.
+
+Each source passage becomes a captured tool result of a real LangGraph run, the response becomes the
+final report, and the cascade audit decides. Data is read from ../shared/data, never copied.
+
+    .venv/bin/python eval/run_eval.py                      # both sets, every row
+    .venv/bin/python eval/run_eval.py --limit 300 --jobs 2 # a quicker sample
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, TypedDict
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.graph import END, START, StateGraph
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+
+
+# --------------------------------------------------------------------------------------------------
+# the captured pipeline: retrieve (one tool call per passage) -> answer
+
+
+class QAState(TypedDict, total=False):
+    question: str
+    passages: list[str]
+    answer: str
+
+
+def _build_app() -> Any:
+    @tool
+    def read_passage(n: int, config: RunnableConfig) -> str:
+        """Fetch source passage number n."""
+        return config["configurable"]["passages"][n - 1]
+
+    def retrieve(state: QAState, config: RunnableConfig) -> QAState:
+        count = len(config["configurable"]["passages"])
+        return {"passages": [read_passage.invoke({"n": i}, config) for i in range(1, count + 1)]}
+
+    def answer(state: QAState, config: RunnableConfig) -> QAState:
+        return {"answer": config["configurable"]["response"]}
+
+    graph = StateGraph(QAState)
+    graph.add_node("retrieve", retrieve)
+    graph.add_node("answer", answer)
+    graph.add_edge(START, "retrieve")
+    graph.add_edge("retrieve", "answer")
+    graph.add_edge("answer", END)
+    return graph.compile()
+
+
+_APP: Any = None
+
+
+def split_passages(passages: str) -> list[str]:
+    """'passage 1:...\\n\\npassage 2:...' -> ['passage 1:...', 'passage 2:...'] (labels kept for citations)."""
+    parts = re.split(r"(?=^passage \d+:)", passages.strip(), flags=re.MULTILINE)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def audit_one(question: str, passages: list[str], response: str) -> dict[str, Any]:
+    """Capture one run and audit its response; returns the flagged claims with spans and verdicts."""
+    global _APP
+    from pytest_auditfence import Snapshot
+    from pytest_auditfence.audit.cascade import audit_cascade_sync
+
+    if _APP is None:
+        _APP = _build_app()
+    with tempfile.TemporaryDirectory(prefix="auditfence-eval-") as tmp:
+        snap = Snapshot(Path(tmp) / "trace")
+        _APP.invoke({"question": question},
+                    config=snap.config(configurable={"passages": passages, "response": response}))
+        snap.set_report(response)
+        snap.finalize()
+        cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=response)
+    claims = []
+    for claim in cascade.claims:
+        claims.append({
+            "start": claim.start, "end": claim.end, "verdict": claim.verdict.value,
+            "hallucination": cascade.policy.is_hallucination(claim.verdict),
+            "check": _check_of(claim),
+            "quantities": [(q.start, q.end) for q in claim.quantities],
+        })
+    return {"claims": claims, "checkable": cascade.coverage.denominator}
+
+
+def _check_of(claim: Any) -> str:
+    """Which mechanical check a verdict came from (for the per-check breakdown)."""
+    if claim.verdict.value == "misattributed":
+        return "origin"
+    if claim.quantities:
+        return "quantity"
+    if claim.quotes:
+        return "quote"
+    if claim.references:
+        return "reference"
+    return "none"
+
+
+# --------------------------------------------------------------------------------------------------
+# data sets
+
+
+def ragtruth_rows(data: Path, limit: int | None) -> list[dict[str, Any]]:
+    folder = data / "ragtruth-qa-train"
+    sources = {}
+    with (folder / "sources.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            sources[row["source_id"]] = row
+    rows = []
+    with (folder / "responses.jsonl").open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            src = sources[row["source_id"]]["source_info"]
+            rows.append({
+                "id": row["id"], "question": src["question"], "passages": split_passages(src["passages"]),
+                "response": row["response"], "labels": row["labels"], "quality": row["quality"],
+            })
+    return rows[:limit] if limit else rows
+
+
+def summedits_rows(data: Path, limit: int | None) -> list[dict[str, Any]]:
+    rows = json.loads((data / "summedits-ectsum" / "summedits_ectsum.json").read_text(encoding="utf-8"))
+    out = [{
+        "id": str(r["id"]), "question": "Summarize the earnings call.", "passages": [r["doc"]],
+        "response": r["summary"], "label": r["label"], "original": r.get("original_summary") or "",
+        "edit_types": r.get("edit_types") or [],
+    } for r in rows]
+    return out[:limit] if limit else out
+
+
+def _run(row: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return {"id": row["id"], **audit_one(row["question"], row["passages"], row["response"])}
+    except Exception as exc:  # an engine crash is a finding of this evaluation, reported, never hidden
+        return {"id": row["id"], "error": f"{type(exc).__name__}: {exc}", "claims": [], "checkable": 0}
+
+
+def run_all(rows: list[dict[str, Any]], jobs: int) -> list[dict[str, Any]]:
+    if jobs <= 1:
+        return [_run(r) for r in rows]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_run, rows, chunksize=16))
+
+
+# --------------------------------------------------------------------------------------------------
+# metrics
+
+
+def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return p, r, f
+
+
+_DIGIT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
+    from pytest_auditfence.claims.quantities import parse_quantities
+
+    tp = fp = fn = tn = 0
+    clean = flagged_clean = 0
+    clean_by_check: Counter[str] = Counter()
+    span_total = span_hit = 0
+    absent_total = absent_hit = 0
+    errors = [r for r in results if "error" in r]
+    for row, res in zip(rows, results, strict=True):
+        hallucinated = bool(row["labels"])
+        flagged = [c for c in res["claims"] if c["hallucination"]]
+        predicted = bool(flagged)
+        tp += predicted and hallucinated
+        fp += predicted and not hallucinated
+        fn += (not predicted) and hallucinated
+        tn += (not predicted) and (not hallucinated)
+        if not hallucinated:
+            clean += 1
+            flagged_clean += predicted
+            for check in {c["check"] for c in flagged}:
+                clean_by_check[check] += 1
+        passages = "\n".join(row["passages"])
+        for label in row["labels"]:
+            span = row["response"][label["start"]:label["end"]]
+            quantities = [q for q in parse_quantities(span) if q.kind != "number" or abs(q.value) >= 10]
+            if not quantities:
+                continue
+            span_total += 1
+            lo, hi = label["start"], label["end"]
+            hit = any(c["start"] < hi and lo < c["end"] for c in flagged)
+            span_hit += hit
+            # the naive rule's population: some number of the span is absent from the passages verbatim
+            digits = [d.replace(",", "") for d in _DIGIT_NUMBER.findall(span)]
+            if any(d not in passages.replace(",", "") for d in digits):
+                absent_total += 1
+                absent_hit += hit
+    p, r, f = prf(tp, fp, fn)
+    return {
+        "responses": len(rows), "hallucinated": tp + fn, "clean": clean, "errors": len(errors),
+        "error_examples": [e["error"] for e in errors[:3]],
+        "precision": p, "recall": r, "f1": f,
+        "false_flag_rate_clean": flagged_clean / clean if clean else 0.0,
+        "false_flags_by_check": {k: v / clean for k, v in sorted(clean_by_check.items())} if clean else {},
+        "quantity_spans": span_total, "quantity_span_recall": span_hit / span_total if span_total else 0.0,
+        "absent_number_spans": absent_total,
+        "absent_number_span_recall": absent_hit / absent_total if absent_total else 0.0,
+    }
+
+
+def summedits_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
+    tp = fp = fn = tn = 0
+    numeric_total = numeric_hit = 0
+    by_edit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    errors = [r for r in results if "error" in r]
+    for row, res in zip(rows, results, strict=True):
+        inconsistent = row["label"] == 0
+        predicted = any(c["hallucination"] for c in res["claims"])
+        tp += predicted and inconsistent
+        fp += predicted and not inconsistent
+        fn += (not predicted) and inconsistent
+        tn += (not predicted) and (not inconsistent)
+        if inconsistent:
+            for edit in row["edit_types"]:
+                by_edit[edit][0] += 1
+                by_edit[edit][1] += predicted
+            if sorted(_DIGIT_NUMBER.findall(row["response"])) != sorted(_DIGIT_NUMBER.findall(row["original"])):
+                numeric_total += 1
+                numeric_hit += predicted
+    p, r, f = prf(tp, fp, fn)
+    tnr = tn / (tn + fp) if tn + fp else 0.0
+    return {
+        "rows": len(rows), "inconsistent": tp + fn, "consistent": tn + fp, "errors": len(errors),
+        "error_examples": [e["error"] for e in errors[:3]],
+        "precision": p, "recall": r, "f1": f, "balanced_accuracy": (r + tnr) / 2,
+        "false_flag_rate_consistent": fp / (tn + fp) if tn + fp else 0.0,
+        "numeric_edits": numeric_total, "numeric_edit_recall": numeric_hit / numeric_total if numeric_total else 0.0,
+        "recall_by_edit_type": {k: v[1] / v[0] for k, v in sorted(by_edit.items())},
+    }
+
+
+def _print(name: str, metrics: dict[str, Any]) -> None:
+    print(f"\n== {name}")
+    for key, value in metrics.items():
+        if isinstance(value, float):
+            print(f"  {key:32s} {value:8.3f}")
+        elif isinstance(value, dict):
+            print(f"  {key}:")
+            for k, v in value.items():
+                print(f"    {k:30s} {v:8.3f}")
+        else:
+            print(f"  {key:32s} {value}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the shared data sets")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N rows of each set")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    parser.add_argument("--sets", default="ragtruth,summedits", help="comma-separated: ragtruth,summedits")
+    parser.add_argument("--json", type=Path, default=None, help="also write the metrics as JSON here")
+    args = parser.parse_args(argv)
+    if not args.data.is_dir():
+        print(f"{args.data}: data folder not found; pass --data PATH (the shared data sets)", file=sys.stderr)
+        return 2
+    report: dict[str, Any] = {}
+    for name in args.sets.split(","):
+        started = time.perf_counter()
+        if name == "ragtruth":
+            rows = ragtruth_rows(args.data, args.limit)
+            metrics = ragtruth_metrics(rows, run_all(rows, args.jobs))
+        elif name == "summedits":
+            rows = summedits_rows(args.data, args.limit)
+            metrics = summedits_metrics(rows, run_all(rows, args.jobs))
+        else:
+            print(f"unknown set {name!r}; choose from ragtruth, summedits", file=sys.stderr)
+            return 2
+        metrics["seconds"] = round(time.perf_counter() - started, 1)
+        report[name] = metrics
+        _print(name, metrics)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
