@@ -229,3 +229,28 @@ def test_index_refuses_what_the_fence_refuses(unit, tmp_path):
     narrow = Fence(root, sources[:1], REPORT)
     with pytest.raises(FenceError, match="build the SourceIndex from the fence's sources"):
         verify_claim(make_claim("Net income was $1.2 billion."), narrow, SourceIndex.build(root, sources))
+
+
+def test_extracted_report_claims_get_their_verdicts(unit):
+    """The claims layer's extractor feeds the verifier directly: table rows, bullets, citations."""
+    from pytest_auditfence.claims.extract import extract_claims
+
+    root, sources, _, index = unit
+    report = (
+        "# NVDA\n\n"
+        "Income statement (in millions)\n\n| Item | FY2024 | FY2023 |\n|---|---|---|\n| Revenue | 96,995 | 81,797 |\n\n"
+        "- Revenue grew 18.6% in FY2024.\n"
+        "- Net income was **$1.2 billion**, according to passage 4.\n"
+        "- Net income was $1.3 billion, according to passage 4.\n"
+        "- We remain optimistic.\n"
+    )
+    fence = Fence(root, sources, report, name="report")
+    verdicts = {c.claim: verify_claim(c, fence, index).verdict for c in extract_claims(report) if c.kind != "heading"}
+    assert verdicts == {
+        "Revenue | 96,995 | 81,797": Verdict.VERIFIED,
+        "Revenue grew 18.6% in FY2024.": Verdict.DERIVED,
+        "Net income was **$1.2 billion**, according to passage 4.": Verdict.VERIFIED,
+        "Net income was $1.3 billion, according to passage 4.": Verdict.CONTRADICTED,
+        "We remain optimistic.": Verdict.UNVERIFIABLE,
+    }
+    assert fence.rejections == []
