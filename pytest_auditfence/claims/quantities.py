@@ -127,7 +127,7 @@ _MASK = re.compile(
             r"(?:\+\d{1,3}[\s.-]?)?\b(?:1[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
             r"\b[vV]\d+(?:\.\d+)*\b",
             r"\b\d+\.\d+\.\d+(?:\.\d+)*\b",
-            rf"(?i:\b(?:{_LABEL_WORDS})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b{_LIST_TAIL})",
+            rf"(?i:\b(?:{_LABEL_WORDS})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b{_LIST_TAIL})(?![.,]?\d|\s?(?:%|(?i:per\s?cent|bps)))",
             r"(?i:\bNo\.\s?\d+)",
             r"#\d+\b",
             r"\[\^?\d+(?:\s*[,;–-]\s*\d+)*\]",
