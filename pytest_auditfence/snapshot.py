@@ -121,6 +121,12 @@ class Snapshot:
         config["callbacks"] = callbacks
         return config  # type: ignore[return-value]
 
+    def wrap(self, tools: Any) -> Any:
+        """`capture.wrap(tools, self)`: record every call of plain functions or LangChain tools."""
+        from pytest_auditfence.capture.wrap import wrap
+
+        return wrap(tools, self)
+
     def set_report(self, text: str) -> None:
         """Record the final document under audit; written (redacted) as `report.md` by finalize()."""
         if not isinstance(text, str):

@@ -119,6 +119,10 @@ def _command_parts(output: Any) -> tuple[Any, list[str]]:
     return output, []
 
 
+class _Duplicate(Exception):
+    """The same call reported twice (the handler was attached twice); the second report is dropped."""
+
+
 def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
@@ -141,6 +145,7 @@ class CaptureHandler(BaseCallbackHandler):
         self._graph_nodes: dict[UUID, frozenset[str]] = {}  # graph run -> its node names
         self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
         self._calls: dict[UUID, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
+        self._ended: set[UUID] = set()
 
     # -- helpers -------------------------------------------------------------------------------
     def _structure(self, graph: Any) -> dict[str, Any]:
@@ -154,6 +159,8 @@ class CaptureHandler(BaseCallbackHandler):
         return self._tasks.get(task) if task is not None else None
 
     def _start_call(self, kind: str, run_id: UUID, parent_run_id: UUID | None, **fields: Any) -> dict[str, Any]:
+        if run_id in self._calls:
+            raise _Duplicate
         task = self._owner.get(parent_run_id) if parent_run_id is not None else None
         self._owner[run_id] = task
         info = {"node": self._node_of(task), **fields}
@@ -186,23 +193,49 @@ class CaptureHandler(BaseCallbackHandler):
             step = md.get("langgraph_step")
             # LangGraph tags a node's own run (not the runnables inside it) with its step.
             if node is not None and tags and f"graph:step:{step}" in tags:
+                if run_id in self._tasks:
+                    return
                 self._start_node(inputs, run_id, parent_run_id, md, str(node), step)
                 return
+            if run_id in self._owner:
+                return  # the same handler attached twice (config() and instrument_graph) sees events twice
             owner = self._owner.get(parent_run_id) if parent_run_id is not None else None
             self._owner[run_id] = owner
             graph = _find_running_graph()
             if graph is None and parent_run_id is not None:
                 return
-            structure = self._structure(graph) if graph is not None else {
-                "nodes": [], "edges": None, "subgraph_nodes": []}
-            self._graph_nodes[run_id] = frozenset(structure["nodes"])
-            payload: dict[str, Any] = {"graph": kwargs.get("name") or "graph", **structure,
-                                       "node": self._node_of(owner)}
-            if owner is None:
-                payload["blob"] = self._rec.content(inputs)
-            self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id))
+            structure = self._structure(graph) if graph is not None else None
+            self.record_graph_start(run_id, parent_run_id, kwargs.get("name") or "graph", inputs, structure)
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
             self._rec.fail("on_chain_start", exc)
+
+    def record_graph_start(
+        self, run_id: Any, parent_run_id: Any, name: str, inputs: Any, structure: dict[str, Any] | None
+    ) -> None:
+        """Record the start of a graph run (also used by importers, which know graphs from the run tree)."""
+        owner = self._owner.get(parent_run_id) if parent_run_id is not None else None
+        self._owner[run_id] = owner
+        structure = structure or {"nodes": [], "edges": None, "subgraph_nodes": []}
+        self._graph_nodes[run_id] = frozenset(structure["nodes"])
+        payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
+        if owner is None:
+            payload["blob"] = self._rec.content(inputs)
+        self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id))
+
+    def current_task(self) -> tuple[str | None, str | None]:
+        """(task run id, node name) of the LangGraph node running in this context, if this handler saw it."""
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        config = var_child_runnable_config.get() or {}
+        manager = config.get("callbacks")
+        parent = getattr(manager, "parent_run_id", None)
+        task = self._owner.get(parent) if parent is not None else None
+        return (str(task) if task else None, self._node_of(task))
+
+    def owner_of(self, run_id: Any) -> Any:
+        return self._owner.get(run_id)
 
     def _start_node(
         self, inputs: Any, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], node: str, step: Any
@@ -229,12 +262,17 @@ class CaptureHandler(BaseCallbackHandler):
         try:
             name = self._tasks.get(run_id)
             if name is not None:
+                if run_id in self._ended:
+                    return
+                self._ended.add(run_id)
                 update, goto = _command_parts(outputs)
                 payload = {"node": name, "blob": self._rec.content(update), "routes": sorted(set(goto))}
                 self._rec.emit("node_end", payload, self._meta(run_id, parent_run_id))
                 return
             if run_id in self._graph_nodes:
-                self._rec.emit("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
+                if run_id not in self._ended:
+                    self._ended.add(run_id)
+                    self._rec.emit("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
                 return
             task = self._owner.get(run_id)
             if task is None:
@@ -246,6 +284,8 @@ class CaptureHandler(BaseCallbackHandler):
             if all(t in known or t == END_NODE for t in targets):
                 self._rec.emit("route", {"node": self._tasks[task], "targets": sorted(set(targets))},
                                self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_chain_end", exc)
 
@@ -253,6 +293,9 @@ class CaptureHandler(BaseCallbackHandler):
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
+            if run_id in self._ended:
+                return
+            self._ended.add(run_id)
             name = self._tasks.get(run_id)
             if name is not None:
                 payload = {"node": name, "error": self._rec.text(_error_text(error))}
@@ -260,6 +303,8 @@ class CaptureHandler(BaseCallbackHandler):
             elif run_id in self._graph_nodes:
                 payload = {"ok": False, "error": self._rec.text(_error_text(error))}
                 self._rec.emit("graph_end", payload, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_chain_error", exc)
 
@@ -280,6 +325,8 @@ class CaptureHandler(BaseCallbackHandler):
                                     tool_call_id=kwargs.get("tool_call_id"))
             args = inputs if inputs is not None else input_str
             self._rec.emit("tool_start", {**info, "blob": self._rec.content(args)}, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_tool_start", exc)
 
@@ -296,6 +343,8 @@ class CaptureHandler(BaseCallbackHandler):
                     self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
                     return
             self._rec.emit("tool_end", {**info, "blob": self._rec.content(content)}, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_tool_end", exc)
 
@@ -306,6 +355,8 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._calls.pop(run_id, None) or {"node": None, "tool": "tool", "tool_call_id": None}
             payload = {**info, "error": self._rec.text(_error_text(error))}
             self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_tool_error", exc)
 
@@ -324,6 +375,8 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
             batch = messages[0] if len(messages) == 1 else messages
             self._rec.emit("model_start", {**info, "blob": self._rec.content(batch)}, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_chat_model_start", exc)
 
@@ -340,6 +393,8 @@ class CaptureHandler(BaseCallbackHandler):
             model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
             self._rec.emit("model_start", {**info, "blob": self._rec.content(prompts)}, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_llm_start", exc)
 
@@ -356,6 +411,8 @@ class CaptureHandler(BaseCallbackHandler):
             usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
             value = {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
             self._rec.emit("model_end", {**info, "blob": self._rec.content(value)}, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_llm_end", exc)
 
@@ -366,6 +423,8 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._calls.pop(run_id, None) or {"node": None, "model": "model"}
             payload = {**info, "error": self._rec.text(_error_text(error))}
             self._rec.emit("model_error", payload, self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_llm_error", exc)
 
@@ -383,6 +442,8 @@ class CaptureHandler(BaseCallbackHandler):
             retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
             self._start_call("retriever", run_id, parent_run_id, retriever=str(retriever),
                              query=self._rec.text(str(query)))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_retriever_start", exc)
 
@@ -393,5 +454,7 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._calls.pop(run_id, None) or {"node": None, "retriever": "retriever", "query": None}
             self._rec.emit("retriever_end", {**info, "blob": self._rec.content(list(documents))},
                            self._meta(run_id, parent_run_id))
+        except _Duplicate:
+            pass
         except Exception as exc:  # noqa: BLE001
             self._rec.fail("on_retriever_end", exc)

@@ -36,6 +36,8 @@ class Recorder:
 
     def __init__(self, trace_dir: Path, redactor: Redactor) -> None:
         self.trace_dir = trace_dir
+        # Set by importers: every event recorded from then on carries this capture level.
+        self.level: str | None = None
         self.redactor = redactor
         self.blobs = BlobStore(trace_dir)
         self.journal = JournalWriter(trace_dir / JOURNAL_NAME)
@@ -52,6 +54,8 @@ class Recorder:
         return self.redactor.text(value)
 
     def emit(self, event_type: str, payload: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+        if self.level is not None and "level" not in payload:
+            payload = {**payload, "level": self.level}
         self.journal.append(event_type, payload, meta or {})
 
     def fail(self, where: str, exc: BaseException) -> None:
