@@ -125,10 +125,21 @@ def ragtruth_rows(data: Path, limit: int | None) -> list[dict[str, Any]]:
             row = json.loads(line)
             src = sources[row["source_id"]]["source_info"]
             rows.append({
-                "id": row["id"], "question": src["question"], "passages": split_passages(src["passages"]),
+                "id": row["id"], "question": _instructions(sources[row["source_id"]]), "passages": split_passages(src["passages"]),
                 "response": row["response"], "labels": row["labels"], "quality": row["quality"],
             })
     return rows[:limit] if limit else rows
+
+
+def _instructions(source: dict[str, Any]) -> str:
+    """The user's input of the run: the prompt's instructions and question without the passages
+    (those reach the pipeline as tool results)."""
+    info = source["source_info"]
+    prompt = source.get("prompt") or info["question"]
+    passages = info["passages"].strip()
+    if passages and passages in prompt:
+        return prompt.replace(passages, "[the passages are supplied by the read_passage tool]")
+    return prompt
 
 
 def summedits_rows(data: Path, limit: int | None) -> list[dict[str, Any]]:

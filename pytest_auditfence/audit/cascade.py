@@ -323,12 +323,11 @@ class _Auditor:
             upstream = self.manifest.upstream(node)
             records: list[FileRecord] = []
             for up in upstream:
-                if up == INPUT_NODE:
-                    records.extend(f for f in self.manifest.files if f.kind == "input")
-                else:
+                if up != INPUT_NODE:
                     records.extend(self._outputs(up))
-            if node in self.manifest.entry_nodes:
-                records.extend(f for f in self.manifest.files if f.kind == "input")
+            # The user's input is in the state every node receives, so it is a source of every unit
+            # (a later node quoting the question has not invented it).
+            records.extend(f for f in self.manifest.files if f.kind == "input")
             records.extend(f for f in self.manifest.files if f.node == node and f.kind in RAW_FILE_KINDS)
             unit = self.units[node] = self._unit(node, node, upstream, records)
         return unit
@@ -667,8 +666,12 @@ class Cascade:
 
 def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:
     """One single-atom claim per quantity and quote, so each is traced along its own path."""
+    from pytest_auditfence.verify import _is_weak
+
     atoms: list[ClaimRecord] = []
     for q in claim.quantities:
+        if _is_weak(q):  # proves nothing on its own; the verifier does not check it either
+            continue
         atoms.append(claim.model_copy(update={"quantities": [q], "quotes": [], "references": []}))
     for qt in claim.quotes:
         atoms.append(claim.model_copy(update={"quantities": [], "quotes": [qt], "references": []}))
