@@ -100,7 +100,7 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(_B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
         ("sk-",),
     ),
-    _Rule("github", re.compile(_B + r"(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}"), ("gh",)),
+    _Rule("github", re.compile(_B + r"(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
     _Rule("github", re.compile(_B + r"github_pat_[A-Za-z0-9_]{20,}"), ("github_pat_",)),
     _Rule("aws", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), ("akia", "asia")),
     _Rule(
@@ -150,6 +150,11 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
+# Whether any rule could match: most strings (numbers, names, prose) skip every regex. Substring
+# tests on the lower-cased text are much faster than one case-insensitive alternation.
+_ALL_HINTS = tuple(sorted({h for rule in _RULES for h in rule.hints}))
+
+
 class Redactor:
     """Replaces secrets by `[REDACTED:<kind>]` in text and in any captured value.
 
@@ -178,6 +183,7 @@ class Redactor:
             )
         self.enabled = bool(enabled)
         self.extra = extra
+        self._key_cache: dict[str, str] = {}
         source = os.environ if env is None else env
         self._env_names: dict[str, str] = {}
         for name in sorted(source):
@@ -220,16 +226,20 @@ class Redactor:
     def _builtin(self, s: str) -> str:
         # Repeat until nothing changes: a replacement can expose a neighbour to a boundary rule.
         # Each round replaces unredacted characters by markers only, so this ends.
+        lowered = s.lower()
+        if not any(h in lowered for h in _ALL_HINTS) and not any(v in s for v in self._env_values):
+            return s
         while True:
             before = s
             if self._env_pattern is not None and any(v in s for v in self._env_values):
                 s = _outside_markers(s, lambda part: self._env_pattern.sub(self._env_marker, part))  # type: ignore[union-attr]
-            lowered = s.lower()
+                lowered = s.lower()
             for rule in _RULES:
                 if any(hint in lowered for hint in rule.hints):
                     s = _outside_markers(s, lambda part, rule=rule: _apply(rule, part))
             if s == before:
                 return s
+            lowered = s.lower()
 
     def _env_marker(self, match: re.Match[str]) -> str:
         return marker(f"env:{self._env_names[match.group()]}")
@@ -268,7 +278,7 @@ class Redactor:
         if isinstance(data, dict):
             out: dict[str, Any] = {}
             for key, item in data.items():
-                new_key = self.text(key)
+                new_key = self._key(key)
                 while new_key in out:  # two keys redacted to the same marker: keep both
                     new_key += "'"
                 if is_credential_key(key) and item is not None:
@@ -277,6 +287,16 @@ class Redactor:
                     out[new_key] = self._walk(item)
             return {k: out[k] for k in sorted(out)}
         return data
+
+    def _key(self, key: str) -> str:
+        # Records repeat their keys thousands of times; the built-in rules give the same answer each
+        # time. The user's hook is not cached: it may count or log what it sees.
+        if self.extra is not None:
+            return self.text(key)
+        cached = self._key_cache.get(key)
+        if cached is None:
+            cached = self._key_cache[key] = self._builtin(key) if len(self._key_cache) < 10_000 else self.text(key)
+        return cached
 
     def _string(self, s: str) -> str:
         # JSON text is redacted as structure too, so `{"password": "hunter2"}` inside a string and
