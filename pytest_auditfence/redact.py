@@ -173,8 +173,9 @@ class Redactor:
     ) -> None:
         if extra is not None and not callable(extra):
             raise AuditFenceError(
-                f"redact= must be a callable taking and returning a str, got {type(extra).__name__} "
-                f"{extra!r}. Pass a function such as `lambda text: text.replace(...)`, or None."
+                f"redact= must be a callable taking and returning a str, got a {type(extra).__name__} "
+                "(not shown: it may hold a secret). Pass a function such as "
+                "`lambda text: text.replace(...)`, or None."
             )
         if env is not None and not isinstance(env, Mapping):
             raise AuditFenceError(
