@@ -94,59 +94,60 @@ _MONTHS = (
 )
 _ORD = r"(?:st|nd|rd|th)?"
 # Words that turn the number after them into a label ("passage 3", "Step 2", "Table 4").
-_LABEL_WORDS = (
-    r"passages?|steps?|sections?|sec\.|chapters?|ch\.|parts?|pages?|pp?\.|items?|figures?|figs?\.?"
-    r"|tables?|notes?|footnotes?|appendix|appendices|articles?|art\.|rules?|clauses?|paragraphs?"
-    r"|para\.|lines?|questions?|examples?|options?|phases?|stages?|exhibits?|schedules?|documents?"
-    r"|docs?|sources?|references?|refs?\.?|no\.|nos\.|numbers?|episodes?|seasons?|volumes?|vol\."
-    r"|issues?|rounds?|tiers?|types?|levels?|categor(?:y|ies)|grades?|class(?:es)?|versions?|ver\."
-    r"|releases?|builds?|python|ios|android|windows|macos|iphone|java|ubuntu|ipv|html|http"
+# Words that turn the number after them into a label ("passage 3", "Step 2", "Table 4", "Python 3.11").
+_LABEL_WORDS = frozenset(
+    """passage passages step steps section sections sec sec. chapter chapters ch. part parts page pages
+    p. pp. item items figure figures fig fig. figs table tables note notes footnote footnotes appendix
+    article articles art. rule rules clause clauses paragraph paragraphs para. line lines question
+    questions example examples option options phase phases stage stages exhibit exhibits schedule
+    schedules document documents doc docs source sources reference references ref ref. refs no. nos.
+    number numbers episode episodes season seasons volume volumes vol. issue issues round rounds tier
+    tiers type types level levels category categories grade grades class classes version versions ver.
+    release releases build builds python ios android windows macos iphone java ubuntu ipv html http
+    tip tips method methods way ways reason reasons""".split()
 )
-_LIST_TAIL = r"(?:\s*(?:,\s*(?:and|or)?|and|or|&|-|–|—|to|through)\s*\d+(?:\.\d+)*[a-z]?)*"
+_MONTH_WORDS = frozenset(
+    """January February March April May June July August September October November December Jan Feb Mar
+    Apr Jun Jul Aug Sep Sept Oct Nov Dec Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov.
+    Dec.""".split()
+)
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|-|–|—|to|through)\s*")
+_DATE_GAP = re.compile(r",?\s{1,2}")
 
-# Spans that hold digits but no quantity. One pass over the text; candidates inside them are skipped.
-_MASK = re.compile(
+# Spans that start at a digit and hold no quantity; tried only where a number starts.
+_DIGIT_LED_MASK = re.compile(
     "|".join(
         [
-            r"https?://[^\s<>()\[\]\"']+",
-            r"\bwww\.[^\s<>()\[\]\"']+",
-            r"[\w.+-]+@[\w-]+\.[\w.-]+",
-            r"\b\d{4}-\d{1,2}-\d{1,2}\b",
-            r"\b\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b",
-            rf"\b{_MONTHS}\s+\d{{1,2}}{_ORD}(?:\s*[-–]\s*\d{{1,2}}{_ORD})?(?:,?\s+\d{{4}})?\b",
-            rf"\b{_MONTHS}\s+\d{{4}}\b",
-            rf"\b\d{{1,2}}{_ORD}(?:\s*[-–]\s*\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTHS}(?:,?\s+\d{{4}})?(?![\w])",
-            r"\b(?:[1-4][QH]|[QH][1-4])(?:\s*(?:FY|CY)?\s*'?\d{2,4})?\b",
-            r"\b(?:FY|CY)\s?'?\d{2,4}\b",
-            r"\b(?:1[89]|20)\d{2}\s?[-–—/]\s?(?:(?:1[89]|20)\d{2}|\d{2})(?![\d%])",
-            r"['’]\d{2}s?\b",
-            r"\b\d{3}0['’]?s\b",
-            r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\b\.?)?",
-            r"\b\d{1,2}(?:\s?[-–]\s?\d{1,2})?\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])",
-            r"(?:\+\d{1,3}[\s.-]?)?\(\d{3}\)\s?\d{3}[\s.-]\d{4}\b",
-            r"(?:\+\d{1,3}[\s.-]?)?\b(?:1[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
-            r"\b[vV]\d+(?:\.\d+)*\b",
-            r"\b\d+\.\d+\.\d+(?:\.\d+)*\b",
-            rf"(?i:\b(?:{_LABEL_WORDS})\s*#?\s*\d+(?:\.\d+)*[a-z]?\b{_LIST_TAIL})(?![.,]?\d|\s?(?:%|(?i:per\s?cent|bps)))",
-            r"(?i:\bNo\.\s?\d+)",
-            r"#\d+\b",
-            r"\[\^?\d+(?:\s*[,;–-]\s*\d+)*\]",
-            r"(?m:^#{1,6}[ \t]+\d+(?:\.\d+)*\.?(?=\s))",
-            r"(?m:^[ \t>]*(?:[-*+][ \t]+)?\(?\d{1,3}[.)](?=[ \t]))",
-            r"(?<![\w$])\(\d{1,2}\)(?=[ \t]+[A-Za-z])",
-            r"\b\d+(?:st|nd|rd|th)\b",
+            r"\d{4}-\d{1,2}-\d{1,2}\b",
+            r"\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\b",
+            rf"\d{{1,2}}{_ORD}(?:\s*[-–]\s*\d{{1,2}}{_ORD})?\s+(?:of\s+)?{_MONTHS}(?:,?\s+\d{{4}})?(?![\w])",
+            r"[1-4][QH](?:\s*(?:FY|CY)?\s*'?\d{2,4})?\b",
+            r"(?:1[89]|20)\d{2}\s?[-–—/]\s?(?:(?:1[89]|20)\d{2}|\d{2})(?![\d%])",
+            r"\d{3}0['’]?s\b",
+            r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\b\.?)?",
+            r"\d{1,2}(?:\s?[-–]\s?\d{1,2})?\s?[AaPp]\.?[Mm]\.?(?![A-Za-z])",
+            r"\d{3}\)\s?\d{3}[\s.-]\d{4}\b",
+            r"(?:\d{1,3}[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
+            r"\d+\.\d+\.\d+(?:\.\d+)*\b",
+            r"\d+(?:st|nd|rd|th)\b",
         ]
     )
 )
+_URL_MASK = re.compile(r"https?://[^\s<>()\[\]\"']+|www\.[^\s<>()\[\]\"']+|@[\w-]+\.[\w.-]+")
+_CITATION = re.compile(r"\[\^?\d+(?:\s*[,;–-]\s*\d+)*\]")
+_ENUM_PREFIX = re.compile(r"[ \t>]*(?:[-*+•][ \t]+)?\(?")
+_HEADING_PREFIX = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_WORD_BEHIND = re.compile(r"([A-Za-z][A-Za-z.]{0,11})[ \t\u00a0]{0,2}#?[ \t]?$")
+_WORD_AHEAD = re.compile(rf"{_ORD}\s+(?:of\s+)?{_MONTHS}(?![\w])")
 
 _CUR_PREFIX = (
     r"(?:US\$|U\.S\.\$|AU\$|CA\$|HK\$|NZ\$|[ACSR]\$|\$|€|£|¥|₹|₩|₽|₺|Rs\.?[ \u00a0]?"
     r"|(?:" + "|".join(_CURRENCY_CODES) + r")[ \u00a0]?)"
 )
 _SIGNS = "-−–+"
-_CANDIDATE = re.compile(
-    rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_PREFIX = re.compile(
+    rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?(?P<dot>\.)?$"
 )
 _SP = r"[ \u00a0\u202f]?"
 _PERCENT = re.compile(
@@ -283,35 +284,30 @@ class _Parser:
 
     def run(self) -> list[Quantity]:
         text = self.text
-        masks = [(m.start(), m.end()) for m in _MASK.finditer(text)]
-        mask_starts = [s for s, _ in masks]
+        urls = [(m.start(), m.end()) for m in _URL_MASK.finditer(text)]
+        url_starts = [s for s, _ in urls]
         out: list[Quantity] = []
-        prev_end = -10  # end of the previous number-like token, skipped or not
+        self.prev_end = -10  # end of the previous number-like token, kept or skipped
+        self.label_end = -10  # end of the last label number ("passages 1, 2 and 3")
+        self.date_end = -10  # end of the last date part ("March 5, 2024")
         prev_q: Quantity | None = None
         pos = 0
-        n = len(text)
-        while pos < n:
-            m = _CANDIDATE.search(text, pos)
+        while True:
+            m = _NUMBER.search(text, pos)
             if m is None:
                 break
-            pos = max(m.end(), pos + 1)
-            num_start, num_end = m.span("num")
-            i = bisect.bisect_right(mask_starts, num_start) - 1
-            if i >= 0 and masks[i][1] > num_start:
-                prev_end = max(prev_end, masks[i][1])
-                pos = max(pos, masks[i][1])
+            num_start, num_end = m.span()
+            pos = num_end
+            i = bisect.bisect_right(url_starts, num_start) - 1
+            if i >= 0 and urls[i][1] > num_start:
+                pos = max(pos, urls[i][1])
                 continue
-            if i + 1 < len(masks) and masks[i + 1][0] < num_end:
-                prev_end = max(prev_end, masks[i + 1][1])
-                pos = max(pos, masks[i + 1][1])
-                continue
-            q, token_end, chained = self._one(m, prev_end)
-            if token_end is not None:
-                pos = max(pos, token_end)
-                prev_end = token_end
+            q, token_end = self._one(num_start, num_end)
+            pos = max(pos, token_end)
             if q is None:
                 continue
-            if not chained and prev_q is not None and q is not None:
+            chained = self.in_range
+            if not chained and prev_q is not None:
                 chained = _between_and(text, prev_q, q, self.offset)
             if chained and prev_q is not None:
                 prev_q, q = self._range(prev_q, q)
@@ -320,45 +316,97 @@ class _Parser:
             prev_q = q
         return out
 
-    def _one(self, m: re.Match[str], prev_end: int) -> tuple[Quantity | None, int | None, bool]:
+    def _skip(self, end: int) -> tuple[None, int]:
+        self.prev_end = max(self.prev_end, end)
+        return None, end
+
+    def _structural(self, num_start: int, num_end: int) -> int | None:
+        """End of a date, time, phone number, version, citation or enumerator starting here, if any."""
         text = self.text
-        start = m.start()
-        sign = m.group("sign")
-        cur = m.group("cur")
-        num_start, num_end = m.span("num")
-        num = m.group("num")
+        mm = _DIGIT_LED_MASK.match(text, num_start)
+        if mm is not None:
+            return mm.end()
+        if num_start > 0 and text[num_start - 1] == "[":
+            cm = _CITATION.match(text, num_start - 1)
+            if cm is not None:
+                return cm.end()
+        lb = text.rfind("[", max(0, num_start - 16), num_start)
+        if lb >= 0:
+            cm = _CITATION.match(text, lb)
+            if cm is not None and cm.end() >= num_end:
+                return cm.end()
+        line_start = text.rfind("\n", 0, num_start) + 1
+        nxt = text[num_end:num_end + 2]
+        if _ENUM_PREFIX.fullmatch(text, line_start, num_start) and num_end - num_start <= 3:
+            if nxt[:1] in (".", ")") and (len(nxt) < 2 or nxt[1] in " \t\n"):
+                return num_end + 1  # "1. Revenue", "2) Margin"
+        if _HEADING_PREFIX.fullmatch(text, line_start, num_start) and (nxt[:1] in " .\t" or not nxt):
+            return num_end  # "## 2.1 Revenue"
+        if (
+            num_start > 0 and text[num_start - 1] == "(" and num_end - num_start <= 2 and nxt[:1] == ")"
+            and re.match(r"\)[ \t]+[A-Za-z]", text[num_end:num_end + 3])
+        ):
+            return num_end + 1  # "(1) first, (2) second"
+        return None
+
+    def _one(self, num_start: int, num_end: int) -> tuple[Quantity | None, int]:
+        text = self.text
+        self.in_range = False
+        structural = self._structural(num_start, num_end)
+        if structural is not None:
+            return self._skip(structural)
+        pm = _PREFIX.search(text, max(0, num_start - 10), num_start)
+        sign = pm.group("sign") if pm else None
+        cur = pm.group("cur") if pm else None
+        start = pm.start() if pm and pm.start() < num_start else num_start
+        if pm is not None and pm.group("dot"):
+            if start == num_start - 1 and num_start >= 2 and text[num_start - 2].isalnum():
+                return self._skip(num_end)  # "v.5", "end.5"
+            num_start -= 1
+        num = text[num_start:num_end]
+        prev_end = self.prev_end
         gap_before = text[prev_end:start] if 0 <= prev_end <= start else None
-        in_range = gap_before is not None and (
-            gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through")
-        ) and len(gap_before) <= 9
+        in_range = (
+            gap_before is not None
+            and len(gap_before) <= 9
+            and (gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through"))
+        )
         negative = False
         if sign is not None:
-            if in_range and text[start:start + 1] in "-–—":
+            if in_range and sign in "-–—":
                 # "2020-2021", "10-15%": a range, never a negative
-                start = m.start("cur") if cur else num_start
+                start = pm.start("cur") if cur else num_start
+                sign = None
             elif sign == "+":
                 pass
-            elif start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_"):
-                return None, num_end, False  # "COVID-19", "S-1": part of a name
+            elif start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                return self._skip(num_end)  # "COVID-19", "S-1": part of a name
             else:
                 negative = True
-        if m.group("sign2"):
+        if pm is not None and pm.group("sign2"):
             negative = True
-        if cur is None and sign is None:
-            start = num_start
-        # A letter, digit or dot glued to the front makes it part of a name or code ("FY2024", "A1").
+        # A letter, digit or mark glued to the front makes it part of a name or code ("FY2024", "A1", "#3").
         before = text[start - 1] if start > 0 else ""
-        if before and (before.isalnum() or before in "_.@/\\") and not (before == "." and sign):
-            return None, num_end, False
+        if before and (before.isalnum() or before in "_.@/\\#=&'’"):
+            if not (before in "'’" and num_end - num_start != 2):
+                return self._skip(num_end)
         if cur is not None and cur[:1].isalpha() and before.isalpha():
-            return None, num_end, False
-        if num.count(".") > 1:
-            return None, num_end, False
-        if num_end < len(text) and text[num_end] in ".," and num_end + 1 < len(text) and text[num_end + 1].isdigit():
-            return None, num_end + 2, False  # "1.2.3", "1,23": not a plain number
-        digits = num.replace(",", "").replace(".", "")
-        if len(digits) > 18:
-            return None, num_end, False  # ids and hashes, not amounts
+            return self._skip(num_end)
+        if num_end < len(text) and text[num_end] in ".,:" and num_end + 1 < len(text) and text[num_end + 1].isdigit():
+            return self._skip(num_end + 2)  # "1,23", "8:2": not a plain number
+        if len(num) - num.count(",") - num.count(".") > 18:
+            return self._skip(num_end)  # ids and hashes, not amounts
+        # "passage 3", "Step 2", "No. 3", "March 5", "5 March": labels and dates
+        word = _WORD_BEHIND.search(text, max(0, start - 16), start) if cur is None and sign is None else None
+        label = word is not None and word.group(1).lower() in _LABEL_WORDS
+        chained_label = 0 <= self.label_end <= start and _LIST_GAP.fullmatch(text, self.label_end, start)
+        if word is not None and word.group(1) in _MONTH_WORDS and "." not in num and "," not in num:
+            self.date_end = num_end
+            return self._skip(num_end)
+        if 0 <= self.date_end <= start and _DATE_GAP.fullmatch(text, self.date_end, start) and _YEAR.fullmatch(num):
+            return self._skip(num_end)  # the year of "March 5, 2024"
+        if "," not in num and "." not in num and _WORD_AHEAD.match(text, num_end):
+            return self._skip(num_end)  # "5th of March"
         currency = _currency_code(cur) if cur else None
 
         value_num = float(num.replace(",", ""))
@@ -377,17 +425,20 @@ class _Parser:
             if behind.end > em.end() and (behind.kind != "currency" or behind.scale is not None or currency is None):
                 suffix = behind
         end = suffix.end
+        if (label or chained_label) and suffix.kind not in ("percent", "bps"):
+            self.label_end = end
+            return self._skip(end)
         after = text[end] if end < len(text) else ""
-        if after and (after.isalnum() or after == "_"):
-            return None, end, False  # "5G", "3D", "4x4"
+        if after and (after.isalnum() or after in "_@"):
+            return self._skip(end)  # "5G", "3D", "4x4"
         if after == "-" and end + 1 < len(text) and text[end + 1].isalpha() and suffix.kind == "number":
-            return None, end, False  # "10-K", "20-F"
+            return self._skip(end)  # "10-K", "20-F"
         kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
         if (
             kind == "number" and unit is None and scale is None and den is None and currency is None
             and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num)
         ):
-            return None, end, False  # a year
+            return self._skip(end)  # a year
         if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
             scale = self.scale_context
         if kind == "number" and unit is None and self.unit_context:
@@ -404,14 +455,16 @@ class _Parser:
         if negative:
             value = -value
         value += suffix.offset
-        tolerance = (0.005 * abs(value) if den else 0.5 * 10.0 ** (-decimals) * scale_value * abs(factor))
+        tolerance = 0.005 * abs(value) if den else 0.5 * 10.0 ** (-decimals) * scale_value * abs(factor)
         if not math.isfinite(value) or not math.isfinite(tolerance):
-            return None, end, False
+            return self._skip(end)
+        self.prev_end = end
+        self.in_range = in_range
         q = Quantity.model_construct(
             text=text[start:end], start=start + self.offset, end=end + self.offset, value=value,
             kind=kind, unit=unit, scale=scale_value, tolerance=tolerance, negative=negative,
         )
-        return q, end, bool(in_range and gap_before is not None)
+        return q, end
 
     def _context_kind(self) -> tuple[str, str | None]:
         ctx = self.unit_context
