@@ -171,15 +171,22 @@ class Snapshot:
         self.recorder.emit("dependency", {"node": node, "upstream": sorted(set(upstream))})
 
     # -- finishing ------------------------------------------------------------------------------------
+    def flush(self) -> None:
+        """Write queued events to `journal.jsonl` and `blobs/` now (finalize() does it too). Callbacks only
+        queue, so a run pays for redaction, serialisation and disk writes after it, not during it."""
+        if self._recorder_obj is not None:
+            self._recorder_obj.flush()
+
     def finalize(self) -> Manifest:
         """Materialise the journal into text files and `manifest.json`; calling it again is harmless."""
-        if self._manifest is not None and self.recorder.journal.events == self._finalized_seq:
+        rec = self.recorder
+        rec.flush()
+        if self._manifest is not None and rec.journal.events == self._finalized_seq:
             return self._manifest
         from pytest_auditfence.capture.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
         from pytest_auditfence.capture.topology import materialize
         from pytest_auditfence.manifest import JOURNAL_NAME
 
-        rec = self.recorder
         problems = [*([self._run_error] if self._run_error else []), *rec.failures]
         rec.emit("capture_end", {"ok": not problems, "reason": "; ".join(problems) or None})
         rec.close()

@@ -13,7 +13,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from pytest_auditfence.capture.recorder import Recorder
+from pytest_auditfence.capture.recorder import NO_CONTENT, Recorder
 
 END_NODE = "__end__"
 START_NODE = "__start__"
@@ -119,6 +119,16 @@ def _command_parts(output: Any) -> tuple[Any, list[str]]:
     return output, []
 
 
+def _snapshot_of(value: Any) -> Any:
+    """A copy of a state's top two levels: serialisation happens later (off the hot path), and a node may
+    append to a list of the state it was given; messages and other leaves are not mutated by LangGraph."""
+    if isinstance(value, dict):
+        return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
 class _Duplicate(Exception):
     """The same call reported twice (the handler was attached twice); the second report is dropped."""
 
@@ -220,9 +230,8 @@ class CaptureHandler(BaseCallbackHandler):
         structure = structure or {"nodes": [], "edges": None, "subgraph_nodes": []}
         self._graph_nodes[run_id] = frozenset(structure["nodes"])
         payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
-        if owner is None:
-            payload["blob"] = self._rec.content(inputs)
-        self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id))
+        self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id),
+                       content=_snapshot_of(inputs) if owner is None else NO_CONTENT)
 
     def current_task(self) -> tuple[str | None, str | None]:
         """(task run id, node name) of the LangGraph node running in this context, if this handler saw it."""
@@ -252,11 +261,14 @@ class CaptureHandler(BaseCallbackHandler):
             "step": step,
             "triggers": sorted(str(t) for t in md.get("langgraph_triggers") or ()),
             "path": [str(p) for p in path],
-            "blob": None if node == START_NODE else self._rec.content(inputs),
         }
         meta = self._meta(run_id, parent_run_id)
         meta["checkpoint_ns"] = ns
-        self._rec.emit("node_start", payload, meta)
+        if node == START_NODE:  # its input is the graph's input, recorded with graph_start
+            payload["blob"] = None
+            self._rec.emit("node_start", payload, meta)
+        else:
+            self._rec.emit("node_start", payload, meta, content=_snapshot_of(inputs))
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
@@ -266,8 +278,8 @@ class CaptureHandler(BaseCallbackHandler):
                     return
                 self._ended.add(run_id)
                 update, goto = _command_parts(outputs)
-                payload = {"node": name, "blob": self._rec.content(update), "routes": sorted(set(goto))}
-                self._rec.emit("node_end", payload, self._meta(run_id, parent_run_id))
+                payload = {"node": name, "routes": sorted(set(goto))}
+                self._rec.emit("node_end", payload, self._meta(run_id, parent_run_id), content=_snapshot_of(update))
                 return
             if run_id in self._graph_nodes:
                 if run_id not in self._ended:
@@ -324,7 +336,7 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._start_call("tool", run_id, parent_run_id, tool=str(tool),
                                     tool_call_id=kwargs.get("tool_call_id"))
             args = inputs if inputs is not None else input_str
-            self._rec.emit("tool_start", {**info, "blob": self._rec.content(args)}, self._meta(run_id, parent_run_id))
+            self._rec.emit("tool_start", {**info}, self._meta(run_id, parent_run_id), content=args)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -342,7 +354,7 @@ class CaptureHandler(BaseCallbackHandler):
                     payload = {**info, "error": self._rec.text(str(content))}
                     self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
                     return
-            self._rec.emit("tool_end", {**info, "blob": self._rec.content(content)}, self._meta(run_id, parent_run_id))
+            self._rec.emit("tool_end", {**info}, self._meta(run_id, parent_run_id), content=content)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -374,7 +386,7 @@ class CaptureHandler(BaseCallbackHandler):
             model = kwargs.get("name") or (serialized or {}).get("name") or "model"
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
             batch = messages[0] if len(messages) == 1 else messages
-            self._rec.emit("model_start", {**info, "blob": self._rec.content(batch)}, self._meta(run_id, parent_run_id))
+            self._rec.emit("model_start", {**info}, self._meta(run_id, parent_run_id), content=batch)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -392,7 +404,7 @@ class CaptureHandler(BaseCallbackHandler):
         try:
             model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
-            self._rec.emit("model_start", {**info, "blob": self._rec.content(prompts)}, self._meta(run_id, parent_run_id))
+            self._rec.emit("model_start", {**info}, self._meta(run_id, parent_run_id), content=prompts)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -410,7 +422,7 @@ class CaptureHandler(BaseCallbackHandler):
                     usage = usage or getattr(message, "usage_metadata", None)
             usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
             value = {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
-            self._rec.emit("model_end", {**info, "blob": self._rec.content(value)}, self._meta(run_id, parent_run_id))
+            self._rec.emit("model_end", {**info}, self._meta(run_id, parent_run_id), content=value)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -452,8 +464,7 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         try:
             info = self._calls.pop(run_id, None) or {"node": None, "retriever": "retriever", "query": None}
-            self._rec.emit("retriever_end", {**info, "blob": self._rec.content(list(documents))},
-                           self._meta(run_id, parent_run_id))
+            self._rec.emit("retriever_end", {**info}, self._meta(run_id, parent_run_id), content=list(documents))
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001

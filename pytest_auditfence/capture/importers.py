@@ -102,9 +102,11 @@ def _as_mapping(run: Any, where: str) -> Mapping[str, Any]:
         return run
     for method in ("model_dump", "dict"):
         if callable(getattr(run, method, None)):
-            dumped = getattr(run, method)()
-            if isinstance(dumped, Mapping):
-                return dumped
+            dumped = dict(getattr(run, method)())
+            # langsmith's RunTree leaves its children out of the dump; they are on the object.
+            if "child_runs" not in dumped and getattr(run, "child_runs", None) is not None:
+                dumped["child_runs"] = list(run.child_runs)
+            return dumped
     raise AuditFenceError(
         f"import_run_tree: {where} is {type(run).__name__}, not a run (a dict with 'id', 'name', 'run_type', "
         f"'inputs', 'outputs' and 'child_runs'); pass an exported run tree such as RunTree.dict()."

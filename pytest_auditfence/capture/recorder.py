@@ -31,8 +31,16 @@ def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
     )
 
 
+NO_CONTENT: Any = object()  # emit() without a payload to store
+# Pending events beyond this are written at once, so a long run holds bounded memory.
+MAX_PENDING = 5000
+
+
 class Recorder:
-    """Owns the journal writer and blob store of one trace folder; thread-safe."""
+    """Owns the journal writer and blob store of one trace folder; thread-safe.
+
+    `emit` only queues (the callback hot path stays cheap); `flush` redacts, serialises, stores and appends
+    in arrival order. Nothing is written before it is redacted. Snapshot.finalize() flushes."""
 
     def __init__(self, trace_dir: Path, redactor: Redactor) -> None:
         self.trace_dir = trace_dir
@@ -44,6 +52,8 @@ class Recorder:
         # Failures inside callbacks are swallowed by LangChain; we keep them so the capture fails closed.
         self.failures: list[str] = []
         self._failure_lock = threading.Lock()
+        self._pending: list[tuple[str, dict[str, Any], dict[str, Any], Any]] = []
+        self._flush_lock = threading.Lock()
 
     def content(self, value: Any) -> str:
         """Store `value` (redacted, as stable JSON) and return its sha256."""
@@ -53,10 +63,27 @@ class Recorder:
     def text(self, value: str) -> str:
         return self.redactor.text(value)
 
-    def emit(self, event_type: str, payload: dict[str, Any], meta: dict[str, Any] | None = None) -> None:
+    def emit(
+        self, event_type: str, payload: dict[str, Any], meta: dict[str, Any] | None = None, content: Any = NO_CONTENT
+    ) -> None:
+        """Queue an event; `content` (any value) is stored by sha256 at flush and named by `blob`."""
         if self.level is not None and "level" not in payload:
             payload = {**payload, "level": self.level}
-        self.journal.append(event_type, payload, meta or {})
+        self._pending.append((event_type, payload, meta or {}, content))  # list.append is atomic
+        if len(self._pending) > MAX_PENDING:
+            self.flush()
+
+    def flush(self) -> None:
+        with self._flush_lock:
+            pending, self._pending = self._pending, []
+            for event_type, payload, meta, content in pending:
+                if content is not NO_CONTENT:
+                    try:
+                        payload = {**payload, "blob": self.content(content)}
+                    except Exception as exc:  # noqa: BLE001 - one odd value must not lose the rest
+                        self.fail(f"serialising a {event_type} payload", exc)
+                        payload = {**payload, "blob": None}
+                self.journal.append(event_type, payload, meta)
 
     def fail(self, where: str, exc: BaseException) -> None:
         message = self.redactor.text(f"{where}: {type(exc).__name__}: {exc}")
@@ -64,4 +91,5 @@ class Recorder:
             self.failures.append(message)
 
     def close(self) -> None:
+        self.flush()
         self.journal.close()

@@ -119,6 +119,7 @@ def test_folder_holding_a_run_is_refused_unless_replace(tmp_path):
 def test_broken_journal_line_is_a_clear_error(tmp_path):
     snap = Snapshot(tmp_path / "t")
     linear().invoke({"log": []}, config=snap.config())
+    snap.flush()
     journal = tmp_path / "t" / "journal.jsonl"
     lines = journal.read_text().splitlines()
     lines[2] = lines[2][:15]
@@ -130,6 +131,7 @@ def test_broken_journal_line_is_a_clear_error(tmp_path):
 def test_lost_journal_line_is_a_recorded_gap(tmp_path):
     snap = Snapshot(tmp_path / "t")
     linear().invoke({"log": []}, config=snap.config())
+    snap.flush()
     journal = tmp_path / "t" / "journal.jsonl"
     lines = journal.read_text().splitlines()
     del lines[3]
