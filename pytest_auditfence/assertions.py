@@ -7,11 +7,12 @@ never imports pytest - helpers raise AssertionError with `__tracebackhide__` set
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_auditfence.models import COVERED_VERDICTS, ClaimRecord, EvidenceChain, Ratio
+from pytest_auditfence.manifest import MANIFEST_NAME, load_manifest
+from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio
 
 MAX_FAILURE_LINES = 12
 _TEXT_WIDTH = 90
@@ -119,13 +120,26 @@ def assert_traceable(cascade: Any, min_coverage: float = 1.0, max_hallucinations
         raise AssertionError(render_cascade_failure(cascade, shortfalls))
 
 
-def _node_matches(link_node: str, wanted: str) -> bool:
-    return link_node == wanted or link_node.rsplit("/", 1)[-1] == wanted
+def _link_names(cascade: Any) -> Callable[[ChainLink], set[str]]:
+    """Names a link answers to: its node, the node's last segment, and for a tool call the tool's name
+    (from the capture's manifest, since a chain link records the calling node, not the tool)."""
+    tools: dict[str, str] = {}
+    trace_dir = getattr(cascade, "trace_dir", None)
+    if trace_dir is not None and (Path(trace_dir) / MANIFEST_NAME).is_file():
+        tools = {f.path: f.tool for f in load_manifest(trace_dir).files if f.tool}
+
+    def names(link: ChainLink) -> set[str]:
+        found = {link.node, link.node.rsplit("/", 1)[-1]}
+        if link.file in tools:
+            found.add(tools[link.file])
+        return found
+
+    return names
 
 
 def assert_claim_traced(cascade: Any, text: Any, to: str | None = None) -> EvidenceChain:
-    """Fail unless the claim (its text or record) is covered and its evidence chain passes through
-    node or tool `to` (a namespaced name or its last segment); returns the chain."""
+    """Fail unless the claim (its text, id or record) is covered and its evidence chain passes through
+    node or tool `to` (a namespaced node, its last segment, or a tool's name); returns the chain."""
     __tracebackhide__ = True
     _require_complete(cascade)
     chain = cascade.trace_claim(text)
@@ -134,8 +148,9 @@ def assert_claim_traced(cascade: Any, text: Any, to: str | None = None) -> Evide
             f"claim {chain.claim_id} is {chain.verdict.value}, not traced: \"{_short(chain.claim)}\"\n"
             f"    introduced by: {chain.introduced_by or 'unknown'}\n    chain: {render_chain(chain)}"
         )
-    if to is not None and not any(_node_matches(link.node, to) for link in chain.links):
-        nodes = ", ".join(link.node for link in chain.links) or "(none)"
+    names = _link_names(cascade) if to is not None else None
+    if names is not None and not any(to in names(link) for link in chain.links):
+        nodes = ", ".join(sorted({n for link in chain.links for n in names(link)})) or "(none)"
         raise AssertionError(
             f"claim {chain.claim_id} is {chain.verdict.value} but its chain does not pass through {to!r}; "
             f"it passes through: {nodes}\n    chain: {render_chain(chain)}"

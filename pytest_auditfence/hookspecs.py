@@ -1,7 +1,7 @@
 """The `pytest_auditfence_*` hook specifications: how conftest files and plugins extend a fenced run.
 
-Added in `pytest_addhooks`; the plugin ships its default behaviour as implementations of these hooks
-(`pytest_auditfence.plugin.DefaultHooks`), so a user's implementation runs beside or instead of ours.
+Added in `pytest_addhooks`; the plugin ships its default audit and checks as implementations of these
+hooks (`pytest_auditfence.plugin.DefaultHooks`), so a user's implementation runs beside or instead of ours.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ def pytest_auditfence_redactors(config: Any) -> list[Any] | None:
     """Return callables `str -> str` that scrub text before a fenced test's capture writes anything.
 
     Every implementation's callables run, in hook order, after the built-in redaction of API keys,
-    bearer tokens and secret-named environment variables. Return None or [] to add nothing.
+    bearer tokens and secret-named environment variables, which always runs (it cannot be turned off
+    through this hook). Return None or [] to add nothing.
     """
 
 

@@ -208,8 +208,11 @@ def _folder_name(nodeid: str) -> str:
     return safe
 
 
-def _redactor(config: pytest.Config) -> Callable[[str], str]:
+def _redaction(config: pytest.Config) -> bool | Callable[[str], str]:
+    """What `Snapshot(redact=...)` gets: the built-in rules always run there; hook redactors follow."""
     chain = [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
+    if not chain:
+        return True
 
     def redact(text: str) -> str:
         for f in chain:
@@ -232,7 +235,7 @@ def fence_snapshot(
     item.stash[_SETTINGS] = settings
     item.stash[_LLM] = fence_llm
     folder = Path(settings.trace_dir) / _folder_name(item.nodeid) if settings.trace_dir else tmp_path / "fence-trace"
-    snap = Snapshot(folder, replace=True, redact=_redactor(item.config))
+    snap = Snapshot(folder, replace=True, redact=_redaction(item.config))
     item.stash[_SNAPSHOT] = snap
     yield snap
     snap.finalize()
@@ -248,14 +251,19 @@ def _run_audit(item: pytest.Item, settings: FenceSettings, snap: Any, final_docu
             "mode='llm' needs a chat model: override the fence_llm fixture to return one "
             "(e.g. ChatOpenAI(...)), or use mode='deterministic'"
         )
-    return item.config.hook.pytest_auditfence_audit(
-        item=item,
-        settings=settings,
-        manifest=manifest,
-        trace_dir=snap.trace_dir,
-        final_document=final_document,
-        llm=llm if settings.mode == "llm" else None,
-    )
+    def audit() -> Any:
+        return item.config.hook.pytest_auditfence_audit(
+            item=item, settings=settings, manifest=manifest, trace_dir=snap.trace_dir,
+            final_document=final_document, llm=llm if settings.mode == "llm" else None,
+        )
+
+    if settings.mode != "llm":
+        return audit()
+    from pytest_auditfence.cassettes import cassette_path, use_cassette
+
+    # Every LLM call of an audit replays from the test's cassette (record only when asked to).
+    with use_cassette(cassette_path(item.nodeid, Path(item.path)), settings.record_mode, test_nodeid=item.nodeid):
+        return audit()
 
 
 @pytest.fixture
@@ -283,12 +291,6 @@ def chain_snapshot(snapshot: Any) -> Any:
 
 class DefaultHooks:
     """The default implementations of the `pytest_auditfence_*` hooks (trylast: users' run first)."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_auditfence_redactors(self, config: pytest.Config) -> list[Callable[[str], str]]:
-        from pytest_auditfence.redact import Redactor
-
-        return [Redactor().text]
 
     @pytest.hookimpl(trylast=True)
     def pytest_auditfence_audit(

@@ -11,10 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+# One constant for the option, the ini key and the cassette layer (cassettes.py imports no vcrpy at load).
+from pytest_auditfence.cassettes import RECORD_MODES
+
 MODES: tuple[str, ...] = ("deterministic", "llm")
-# The cassette layer uses the same names as vcrpy's record modes; the `--fence-record-mode` option and
-# the `fence_record_mode` ini key take their choices from here.
-RECORD_MODES: tuple[str, ...] = ("none", "once", "new_episodes", "all")
 
 MARKER_NAME = "fence"
 
