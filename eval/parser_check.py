@@ -31,6 +31,27 @@ _STRUCTURAL_DIGITS = re.compile(
     r"(?:\s*(?:,|and|or|-|to)\s*\d+)*|\[\d+\]"
 )
 
+# The brief's other non-quantities, again written independently of the parser: years, dates, times
+# of day, phone numbers, versions and IP addresses, ordinals, labels ("Type 2", "chapter 3") and
+# codes with letters glued to digits ("A1", "P60", "MP3", "IPv4", "Omega-3").
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?"
+_NON_QUANTITY_DIGITS = re.compile(
+    "|".join(
+        [
+            rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?|\b\d{{1,2}}\s+{_MONTH}",
+            r"\b(?:1[89]|20)\d{2}'?s?\b",
+            r"\b\d{1,2}:\d{2}\b|\b\d{1,2}\s?[ap]\.?m\b",
+            r"\b(?:\d[\s-])?\d{3}-\d{3}-\d{4}\b",
+            r"\b\d+(?:\.\d+){2,}\b",
+            r"\b\d+(?:st|nd|rd|th)\b",
+            r"(?i:\b(?:steps?|types?|chapters?|methods?|numbers?|options?|versions?|windows|excel|outlook|iphone|"
+            r"tips?|parts?|phases?|levels?|stages?)\s+\d+(?:\s*(?:,|and|or|-|to|through)\s*\d+)*)",
+            r"\b[A-Za-z]+-?\d+\w*",
+            r"\(\d\)",
+        ]
+    )
+)
+
 
 def _overlaps(a0: int, a1: int, b0: int, b1: int) -> bool:
     return a0 < b1 and b0 < a1
@@ -43,6 +64,8 @@ def ragtruth(data: Path) -> dict[str, object]:
     caught = 0
     quantity_spans = 0  # spans with a digit left after removing list/citation digits
     quantity_caught = 0
+    figure_spans = 0  # spans with a digit left after also removing the brief's other non-quantities
+    figure_caught = 0
     misses: Counter[str] = Counter()
     crashes: list[str] = []
     claims_total = 0
@@ -63,9 +86,13 @@ def ragtruth(data: Path) -> dict[str, object]:
             spans_with_digit += 1
             hit = any(_overlaps(q.start, q.end, s, e) for q in found)
             caught += hit
-            if re.search(r"\d", _STRUCTURAL_DIGITS.sub(" ", span)):
+            rest = _STRUCTURAL_DIGITS.sub(" ", span)
+            if re.search(r"\d", rest):
                 quantity_spans += 1
                 quantity_caught += hit
+            if re.search(r"\d", _NON_QUANTITY_DIGITS.sub(" ", rest)):
+                figure_spans += 1
+                figure_caught += hit
                 if not hit:
                     misses[span[:80]] += 1
     response_seconds = time.perf_counter() - t0
@@ -93,6 +120,9 @@ def ragtruth(data: Path) -> dict[str, object]:
         "spans with a digit beyond list/citation digits": quantity_spans,
         "  overlapping a parsed quantity ": quantity_caught,
         "  recall ": quantity_caught / quantity_spans if quantity_spans else 1.0,
+        "spans with a digit beyond all listed non-quantities": figure_spans,
+        "  overlapping a parsed quantity  ": figure_caught,
+        "  recall  ": figure_caught / figure_spans if figure_spans else 1.0,
         "source passages": len(passages),
         "passage MB": passage_bytes / 1e6,
         "quantities in passages": found_in_passages,
@@ -106,11 +136,23 @@ def ragtruth(data: Path) -> dict[str, object]:
 
 
 _NUMBER_TOKEN = re.compile(r"\d+(?:[.,]\d+)*")
+_PERIOD = re.compile(r"(?:Q[1-4]|[1-4]Q|H[12]|FY)?\s?(?:(?:19|20)\d{2}|\d)?")
+
+
+def _token_around(text: str, start: int, end: int) -> str:
+    """The changed number with the letters glued to it ("Q3", "1Q", "2020")."""
+    while start > 0 and text[start - 1].isalnum():
+        start -= 1
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[start:end]
 
 
 def summedits(data: Path) -> dict[str, object]:
     rows = json.loads((data / "summedits-ectsum" / "summedits_ectsum.json").read_text(encoding="utf-8"))
     numeric_edits = 0
+    period_edits = 0
+    period_found = 0
     found = 0
     distinct = 0
     absent_from_doc = 0
@@ -137,6 +179,9 @@ def summedits(data: Path) -> dict[str, object]:
         numeric_edits += 1
         summary_q = parse_quantities(summary)
         hit = [q for q in summary_q if any(_overlaps(q.start, q.end, s, e) for s, e in changed)]
+        if all(_PERIOD.fullmatch(_token_around(summary, s, e)) for s, e in changed):
+            period_edits += 1  # a changed year or quarter: not a quantity by the brief's rules
+            period_found += bool(hit)
         if hit:
             found += 1
             original_q = parse_quantities(original)
@@ -150,6 +195,10 @@ def summedits(data: Path) -> dict[str, object]:
         "numeric edits": numeric_edits,
         "  changed number parsed": found,
         "  recall": found / numeric_edits if numeric_edits else 1.0,
+        "  of which only a year/quarter changed": period_edits,
+        "numeric edits of a figure (not a year/quarter)": numeric_edits - period_edits,
+        "  changed figure parsed": found - period_found,
+        "  recall ": (found - period_found) / (numeric_edits - period_edits) if numeric_edits > period_edits else 1.0,
         "  changed value differs from the original's (quantities_match)": distinct,
         "  changed value absent from the transcript": absent_from_doc,
         "unedited consistent summaries: quantities": consistent_numbers,

@@ -387,7 +387,8 @@ class _Parser:
             negative = True
         # A letter, digit or mark glued to the front makes it part of a name or code ("FY2024", "A1", "#3").
         before = text[start - 1] if start > 0 else ""
-        if before and (before.isalnum() or before in "_.@/\\#=&'’"):
+        dimension = before in "x×" and start >= 2 and text[start - 2].isdigit()  # the 8 of "6x8"
+        if before and (before.isalnum() or before in "_.@/\\#=&'’") and not dimension:
             if not (before in "'’" and num_end - num_start != 2):
                 return self._skip(num_end)
         if cur is not None and cur[:1].isalpha() and before.isalpha():
@@ -429,10 +430,12 @@ class _Parser:
             self.label_end = end
             return self._skip(end)
         after = text[end] if end < len(text) else ""
+        if after in ("x", "×") and text[end + 1:end + 2].isdigit() and suffix.kind == "number":
+            after = ""  # "6x8": a dimension, two numbers
         if after and (after.isalnum() or after in "_@"):
-            return self._skip(end)  # "5G", "3D", "4x4"
-        if after == "-" and end + 1 < len(text) and text[end + 1].isalpha() and suffix.kind == "number":
-            return self._skip(end)  # "10-K", "20-F"
+            return self._skip(end)  # "5G", "3D", "MP3"
+        if after == "-" and end + 1 < len(text) and text[end + 1].isupper() and suffix.kind == "number":
+            return self._skip(end)  # "10-K", "20-F", "7-Zip"; "45-degree" stays a number
         kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
         if (
             kind == "number" and unit is None and scale is None and den is None and currency is None

@@ -174,6 +174,7 @@ def test_not_read_as_negative(text):
         "COVID-19",
         "Omega-3 acids",
         "the 10-K",
+        "use 7-Zip",
         "Form 20-F",
         "a 5G network",
         "3D printing",
@@ -202,6 +203,12 @@ def test_range_gives_both_ends_the_unit():
     assert lo.kind == "percent" and hi.kind == "percent"
     lo, hi = parse_quantities("15°C to 25°C")
     assert (lo.value, hi.value) == (15, 25)
+
+
+def test_dimensions_and_hyphenated_adjectives_are_numbers():
+    got = [(q.text, q.kind) for q in parse_quantities("a 6x8 feet rug")]
+    assert got == [("6", "number"), ("8 feet", "length")]
+    assert [q.text for q in parse_quantities("a 45-degree angle")] == ["45"]
 
 
 def test_and_outside_between_is_not_a_range():
