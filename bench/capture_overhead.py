@@ -1,6 +1,8 @@
 """Capture overhead: wall time of a 50-node LangGraph run with a fake chat model, with vs without capture.
 
 Prints the ratio (capture / no capture) measured in one process; target <= 1.10 for the run itself.
+Also prints a no-op callback handler's ratio (LangChain's floor for any callback-based capture) and the
+cost of finalize() (redaction, serialisation and file writes happen there, not during the run).
 Usage: .venv/bin/python bench/capture_overhead.py [--nodes 50] [--repeats 15]
 """
 
@@ -14,11 +16,18 @@ import time
 from pathlib import Path
 from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.graph import START, MessagesState, StateGraph
 
 from pytest_auditfence import Snapshot
+
+
+class NoopHandler(BaseCallbackHandler):
+    """Attaching any handler switches on LangChain's callback machinery; this measures that floor."""
+
+    run_inline = True
 
 
 def build(nodes: int) -> Any:
@@ -53,6 +62,7 @@ def main() -> None:
     plain: list[float] = []
     captured: list[float] = []
     finalized: list[float] = []
+    noop: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         app.invoke(inputs)  # warm-up: imports, compiled regexes, caches
         with Snapshot(Path(tmp) / "warm") as warm:
@@ -61,6 +71,9 @@ def main() -> None:
             t0 = time.perf_counter()
             app.invoke(inputs)
             plain.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            app.invoke(inputs, config={"callbacks": [NoopHandler()]})
+            noop.append(time.perf_counter() - t0)
             snap = Snapshot(Path(tmp) / f"run{i}")
             t0 = time.perf_counter()
             app.invoke(inputs, config=snap.config())
@@ -71,9 +84,12 @@ def main() -> None:
     base = statistics.median(plain)
     print(f"nodes={args.nodes} repeats={args.repeats}")
     print(f"no capture:            median {base * 1000:8.2f} ms")
+    print(f"no-op handler:         median {statistics.median(noop) * 1000:8.2f} ms")
     print(f"capture (run):         median {statistics.median(captured) * 1000:8.2f} ms")
     print(f"capture (run+finalize): median {statistics.median(finalized) * 1000:8.2f} ms")
     print(f"ratio run/no-capture: {statistics.median(captured) / base:.3f}  (target <= 1.10)")
+    print(f"ratio no-op handler/no-capture: {statistics.median(noop) / base:.3f}  (LangChain's own callback cost)")
+    print(f"ratio run/no-op handler: {statistics.median(captured) / statistics.median(noop):.3f}  (this package's part)")
     print(f"ratio run+finalize/no-capture: {statistics.median(finalized) / base:.3f}")
 
 

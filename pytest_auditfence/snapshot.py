@@ -200,9 +200,12 @@ class Snapshot:
             redact_text=self._redactor.text,
         )
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
+        made: set[Path] = set()
         for rel, text in result.files.items():
             path = self._trace_dir / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if path.parent not in made:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                made.add(path.parent)
             path.write_text(text, encoding="utf-8")
             rec.blobs.put(text)
         (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")

@@ -178,12 +178,8 @@ class CaptureHandler(BaseCallbackHandler):
         return info
 
     def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> dict[str, Any]:
-        task = self._owner.get(run_id)
-        return {
-            "run_id": str(run_id),
-            "parent_run_id": str(parent_run_id) if parent_run_id else None,
-            "task": str(task) if task else None,
-        }
+        # Raw UUIDs: turned into text only when the journal line is written (off the hot path).
+        return {"run_id": run_id, "parent_run_id": parent_run_id, "task": self._owner.get(run_id)}
 
     # -- chains: graphs, nodes, branch functions -------------------------------------------------
     def on_chain_start(

@@ -63,6 +63,7 @@ class BlobStore:
     def __init__(self, trace_dir: Path) -> None:
         self.root = trace_dir / BLOBS_DIR
         self._known: set[str] = set()
+        self._dirs: set[str] = set()
         self._lock = threading.Lock()
 
     def put(self, text: str) -> str:
@@ -74,7 +75,9 @@ class BlobStore:
             if sha not in self._known:
                 path = self.root / sha[:2] / sha
                 if not path.exists():
-                    path.parent.mkdir(parents=True, exist_ok=True)
+                    if sha[:2] not in self._dirs:
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        self._dirs.add(sha[:2])
                     tmp = path.with_name(sha + ".tmp")
                     tmp.write_bytes(data)
                     tmp.replace(path)
