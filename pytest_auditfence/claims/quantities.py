@@ -362,6 +362,8 @@ class _Parser:
         if pm is not None and pm.group("dot"):
             if start == num_start - 1 and num_start >= 2 and text[num_start - 2].isalnum():
                 return self._skip(num_end)  # "v.5", "end.5"
+            if "." in text[num_start:num_end]:
+                return self._skip(num_end)  # ".0.0": a version-like tail, not a decimal
             num_start -= 1
         num = text[num_start:num_end]
         prev_end = self.prev_end

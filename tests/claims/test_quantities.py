@@ -334,3 +334,9 @@ def test_bad_input_is_a_clear_error():
         parse_quantities(b"5%")  # type: ignore[arg-type]
     with pytest.raises(AuditFenceError, match="detect_scale_context"):
         detect_scale_context(None)  # type: ignore[arg-type]
+
+
+def test_a_leading_dot_before_a_decimal_is_not_a_number() -> None:
+    # found by hypothesis: ".0.0" once reached float() as ".0.0" and raised
+    assert parse_quantities(".0.0") == []
+    assert [q.value for q in parse_quantities("costs .5 of that")] == [0.5]
