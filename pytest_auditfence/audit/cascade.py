@@ -258,6 +258,7 @@ class _Auditor:
         self.files = {f.path: f for f in self.manifest.files}
         self.cache = IndexCache()
         self.units: dict[str, AuditUnit] = {}
+        self.indexes: dict[tuple[str, ...], SourceIndex] = {}
         self.errors: list[str] = []
 
     # -- inputs ------------------------------------------------------------------------------
@@ -287,13 +288,12 @@ class _Auditor:
 
     def _unit(self, name: str, node: str, upstream: list[str], records: Iterable[FileRecord]) -> AuditUnit:
         from pytest_auditfence.fence import Fence
-        from pytest_auditfence.verify import SourceIndex
 
         unique = sorted({r.path: r for r in records}.values(), key=lambda r: r.path)
         sources = [self._source(r) for r in unique]
         fence = Fence(self.trace_dir, sources, self.document, name=name,
                       min_evidence_length=self.policy.min_evidence_length)
-        index = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+        index = self._index(sources)
         return AuditUnit(name=name, node=node, upstream=upstream, sources=sources, fence=fence,
                          index=index, files={r.path: r for r in unique})
 
@@ -350,6 +350,30 @@ class _Auditor:
         return ChainLink(node=evidence.node, file=evidence.file, line=evidence.line,
                          text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256)
 
+    def _index(self, sources: list[Source]) -> SourceIndex:
+        from pytest_auditfence.verify import SourceIndex
+
+        key = tuple(s.path for s in sources)
+        index = self.indexes.get(key)
+        if index is None:
+            index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+        return index
+
+    def _hop(self, atom_claim: ClaimRecord, unit: AuditUnit, seen: frozenset[str]) -> ClaimRecord | None:
+        """Check an atom at one unit: raw data first, then the outputs of upstream nodes not yet on the
+        path (a loop must not lead back), then both together (a figure derived from raw and upstream)."""
+        from pytest_auditfence.verify import verify_claim
+
+        raw = [s for s in unit.sources if s.kind in RAW_FILE_KINDS]
+        upstream = [s for s in unit.sources if s.kind not in RAW_FILE_KINDS and s.node not in seen]
+        for part in (raw, upstream, raw + upstream if raw and upstream else []):
+            if not part:
+                continue
+            checked = verify_claim(atom_claim, unit.fence, self._index(part))
+            if checked.verdict in COVERED_VERDICTS and checked.evidence:
+                return checked
+        return None
+
     def trace_atom(self, atom_claim: ClaimRecord) -> _AtomTrace:
         """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
         best_dead_end: tuple[int, list[ChainLink], str] | None = None
@@ -357,8 +381,8 @@ class _Auditor:
         def visit(unit: AuditUnit, links: list[ChainLink], seen: frozenset[str],
                   derived: list[str]) -> _AtomTrace | None:
             nonlocal best_dead_end
-            checked = self._check(atom_claim, unit)
-            if checked.verdict not in COVERED_VERDICTS or not checked.evidence:
+            checked = self._hop(atom_claim, unit, seen)
+            if checked is None:
                 depth = len(links)
                 if best_dead_end is None or depth > best_dead_end[0]:
                     best_dead_end = (depth, links, unit.node)
