@@ -37,6 +37,18 @@ def pytest_auditfence_audit(
 
 
 @hookspec
+def pytest_auditfence_extract_claims(config: Any, document: str) -> list[Any] | None:
+    """Return the claims (`pytest_auditfence.ClaimRecord`) found in the document under audit.
+
+    Every implementation runs and their claims are merged: a claim whose span an earlier
+    implementation already returned is kept once (yours run before the built-in markdown extraction,
+    which is the default implementation), and ids are renumbered c001... in document order. Each
+    claim's `document[start:end]` must equal its `claim` text, or the audit is an error. Use it to add
+    domain claims the built-in extraction misses (e.g. figures written in words) with their atoms.
+    """
+
+
+@hookspec
 def pytest_auditfence_checks(item: Any, settings: Any, cascade: Any) -> list[str] | None:
     """Return shortfalls (one message each) of a fenced test's audit; any shortfall fails the test.
 

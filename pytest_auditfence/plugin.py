@@ -302,10 +302,22 @@ class DefaultHooks:
         options: dict[str, Any] = {}
         if settings.adversarial:
             options["adversarial"] = True
+        hook = item.config.hook
+
+        def extractor(document: str) -> list[Any]:
+            found = hook.pytest_auditfence_extract_claims(config=item.config, document=document)
+            return [claim for claims in found for claim in (claims or [])]
+
         return audit_cascade_sync(
             manifest=manifest, trace_dir=trace_dir, final_document=final_document, llm=llm,
-            policy=settings.policy, **options,
+            policy=settings.policy, extractor=extractor, **options,
         )
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_auditfence_extract_claims(self, config: pytest.Config, document: str) -> list[Any]:
+        from pytest_auditfence.claims.extract import extract_claims
+
+        return extract_claims(document)
 
     @pytest.hookimpl(trylast=True)
     def pytest_auditfence_checks(self, item: pytest.Item, settings: FenceSettings, cascade: Any) -> list[str]:

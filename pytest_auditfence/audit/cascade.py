@@ -10,7 +10,7 @@ import asyncio
 import hashlib
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -180,21 +180,31 @@ class FenceGroup:
         final_document: str | None = None,
         llm: Any = None,
         policy: Policy | None = None,
+        extractor: Callable[[str], list[ClaimRecord]] | None = None,
         **llm_options: Any,
     ) -> Cascade:
         """Audit a captured run: every claim of `final_document` traced to raw data (async).
 
         `manifest` defaults to the one in `trace_dir`; `final_document` defaults to the report recorded
         with `Snapshot.set_report`. With `llm=None` the audit is deterministic (no model call).
+        `extractor(document) -> list[ClaimRecord]` replaces the built-in claim extraction (the pytest
+        plugin passes one that merges the `pytest_auditfence_extract_claims` hook results).
         """
         if llm is not None:
             from pytest_auditfence.audit import llm as llm_auditor  # lazy: pulls in langgraph
 
+            if extractor is not None:
+                llm_options["extractor"] = extractor
             return await llm_auditor.audit_with_llm(
                 manifest=manifest, trace_dir=trace_dir, final_document=final_document, llm=llm,
                 policy=policy, **llm_options,
             )
-        return _Auditor(manifest, trace_dir, final_document, policy).run()
+        if llm_options:
+            raise AuditError(
+                f"{', '.join(sorted(llm_options))} only apply to the LLM auditor, and no llm was given; "
+                f"pass llm=<a LangChain chat model> or drop those options."
+            )
+        return _Auditor(manifest, trace_dir, final_document, policy, extractor).run()
 
 
 def audit_cascade_sync(**kwargs: Any) -> Cascade:
@@ -236,8 +246,10 @@ class _AtomTrace:
 
 class _Auditor:
     def __init__(self, manifest: Manifest | None, trace_dir: str | Path, document: str | None,
-                 policy: Policy | None) -> None:
+                 policy: Policy | None, extractor: Callable[[str], list[ClaimRecord]] | None = None) -> None:
         from pytest_auditfence.verify import IndexCache
+
+        self.extractor = extractor
 
         self.trace_dir = Path(trace_dir)
         if not self.trace_dir.is_dir():
@@ -502,7 +514,7 @@ class _Auditor:
     def run(self) -> Cascade:
         from pytest_auditfence.claims.extract import extract_claims
 
-        claims = extract_claims(self.document)
+        claims = checked_claims(self.document, (self.extractor or extract_claims)(self.document))
         judged: list[ClaimRecord] = []
         chains: list[EvidenceChain] = []
         for claim in claims:
@@ -686,6 +698,26 @@ class Cascade:
 
 # --------------------------------------------------------------------------------------------------
 # helpers
+
+
+def checked_claims(document: str, claims: Iterable[ClaimRecord]) -> list[ClaimRecord]:
+    """Claims from any extractor, made safe to audit: each must be a ClaimRecord whose span holds its text;
+    claims with the same span are kept once; ids are renumbered c001... in document order."""
+    unique: dict[tuple[int, int], ClaimRecord] = {}
+    for claim in claims:
+        if not isinstance(claim, ClaimRecord):
+            raise AuditError(
+                f"a claim extractor returned {type(claim).__name__}, not a ClaimRecord; build claims with "
+                f"pytest_auditfence.ClaimRecord (or pytest_auditfence.extract_claims)."
+            )
+        if not (0 <= claim.start <= claim.end <= len(document)) or document[claim.start:claim.end] != claim.claim:
+            raise AuditError(
+                f"claim {claim.claim[:60]!r} has span {claim.start}:{claim.end}, which does not hold its text "
+                f"in the document; set start/end to where the claim stands (document[start:end] == claim)."
+            )
+        unique.setdefault((claim.start, claim.end), claim)
+    ordered = sorted(unique.values(), key=lambda c: (c.start, c.end))
+    return [c.model_copy(update={"id": f"c{i:03d}"}) for i, c in enumerate(ordered, start=1)]
 
 
 def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:

@@ -72,3 +72,53 @@ def test_user_hooks_add_checks_redact_and_edit_the_report(project):
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["fence audit failed: team rule: at least 5 claims, found 2"])
     assert '"reviewed by conftest"' in (project.path / "r.json").read_text()
+
+
+EXTRACTOR_TEST = """
+from graphapp import run
+
+def test_words(fence_snapshot, fence_audit):
+    report = run(fence_snapshot)
+    cascade = fence_audit(report + "Services brought in eighty-five point two billion dollars.\\n")
+    claim = next(c for c in cascade.claims if "eighty-five" in c.claim)
+    print("VERDICT", claim.verdict.value, claim.id, cascade.coverage)
+"""
+
+
+def test_extract_claims_hook_adds_claims_the_builtin_extraction_misses(project):
+    project.makepyfile(test_words=EXTRACTOR_TEST)
+    before = project.runpytest("-s")
+    before.assert_outcomes(passed=1)
+    before.stdout.fnmatch_lines(["*VERDICT unverifiable c003 1/1 (100.0%)"])
+    project.makeconftest("""
+        from pytest_auditfence.models import ClaimRecord, Quantity
+
+        def pytest_auditfence_extract_claims(config, document):
+            phrase = "eighty-five point two billion dollars"
+            at = document.find(phrase)
+            if at < 0:
+                return None
+            end = document.index(".", at) + 1
+            start = document.rfind("\\n", 0, at) + 1
+            quantity = Quantity(text=phrase, start=at, end=at + len(phrase), value=85.2e9, kind="currency",
+                                unit="USD", scale=1e9, tolerance=0.05e9)
+            return [ClaimRecord(id="x1", claim=document[start:end], start=start, end=end, quantities=[quantity])]
+    """)
+    after = project.runpytest("-s")
+    after.assert_outcomes(passed=1)
+    # now checked: the figure is in the tool output but in no node's output (the test appended it to
+    # the report), so it is found in raw data yet misattributed - and it counts in the denominator
+    after.stdout.fnmatch_lines(["*VERDICT misattributed c003 1/2 (50.0%)"])
+
+
+def test_extract_claims_hook_with_a_bad_span_is_an_audit_error(project):
+    project.makepyfile(test_words=EXTRACTOR_TEST)
+    project.makeconftest("""
+        from pytest_auditfence.models import ClaimRecord
+
+        def pytest_auditfence_extract_claims(config, document):
+            return [ClaimRecord(id="x", claim="not in the document", start=0, end=5)]
+    """)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*does not hold its text in the document*"])
