@@ -134,6 +134,11 @@ class _Duplicate(Exception):
 
 
 def _error_text(error: BaseException) -> str:
+    interrupts = getattr(error, "args", ())
+    if type(error).__name__ in ("GraphInterrupt", "NodeInterrupt") and interrupts:
+        # interrupt() pauses the node; the Interrupt's id changes per run, so only the values are kept
+        values = [getattr(i, "value", i) for group in interrupts for i in (group if isinstance(group, tuple | list) else [group])]
+        return f"{type(error).__name__}: interrupt({', '.join(repr(v) for v in values)})"
     return f"{type(error).__name__}: {error}"
 
 
