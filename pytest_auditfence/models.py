@@ -152,3 +152,89 @@ class EvidenceChain(_Model):
 
     def __len__(self) -> int:
         return len(self.links)
+
+
+# --------------------------------------------------------------------------------------------------
+# LLM auditor and adversarial pass (audit/llm.py, audit/adversarial.py)
+
+Severity = Literal["low", "medium", "high", "critical"]
+SEVERITIES: tuple[str, ...] = ("low", "medium", "high", "critical")
+FindingKind = Literal["supported", "contradicted", "unsupported"]
+FINDING_KINDS: tuple[str, ...] = ("supported", "contradicted", "unsupported")
+Recommendation = Literal["keep", "refine", "flag_for_review", "reject"]
+RECOMMENDATIONS: tuple[str, ...] = ("keep", "refine", "flag_for_review", "reject")
+
+
+class AdversarialVerdict(_Model):
+    """A skeptical second reading of one finding (seed 002); `succeeded=False` changes nothing."""
+
+    finding_id: str
+    stands: bool = True
+    revised_confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    weakening_evidence: str = ""
+    caveats: list[str] = Field(default_factory=list)
+    recommendation: Recommendation = "keep"
+    raw_response: str = ""
+    succeeded: bool = False
+    error: str | None = Field(default=None, description="why the review failed, when it did")
+
+
+class LlmFinding(_Model):
+    """What the LLM auditor submitted for one claim in one unit, as the gate accepted it."""
+
+    id: str = Field(description="stable id: 'f001' in (claim id, hop) order")
+    claim_id: str
+    unit: str
+    hop: int = Field(ge=1, description="1: the final document; 2..: an upstream node's output, one node deeper")
+    claim: str = Field(description="the text audited at this hop (the claim, then the passage it came from)")
+    finding: FindingKind
+    severity: Severity
+    confidence: float = Field(ge=0.0, le=1.0)
+    original_confidence: float = Field(ge=0.0, le=1.0)
+    evidence: Evidence | None = None
+    notes: list[str] = Field(default_factory=list)
+    flagged_for_review: bool = False
+    review: AdversarialVerdict | None = None
+
+
+class LlmUnitRun(_Model):
+    """One agent run: a unit, the claims it was given, how far it got and what it cost."""
+
+    unit: str
+    node: str
+    hop: int
+    claims: list[str] = Field(default_factory=list)
+    sections: int = 0
+    model_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    stopped: Literal["done", "step_limit", "timeout", "error"] = "done"
+    error: str | None = None
+    tool_errors: list[str] = Field(default_factory=list)
+
+
+class AdversarialSummary(_Model):
+    """What the adversarial pass looked at, what it flagged, what failed, and what it cost."""
+
+    prompt_version: str
+    severity_threshold: Severity
+    examined: list[str] = Field(default_factory=list, description="finding ids reviewed in this pass")
+    below_threshold: list[str] = Field(default_factory=list)
+    already_reviewed: list[str] = Field(default_factory=list)
+    flagged: list[str] = Field(default_factory=list, description="finding ids flagged for the reviewer")
+    failed: list[str] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=list, description="one line per failed or unparsable review")
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class LlmAudit(_Model):
+    """The LLM part of a cascade: prompt versions, unit runs, findings, adversarial pass, cost notes."""
+
+    prompt_version: str
+    model: str | None = None
+    units: list[LlmUnitRun] = Field(default_factory=list)
+    findings: list[LlmFinding] = Field(default_factory=list)
+    adversarial: AdversarialSummary | None = None
+    cost_notes: list[str] = Field(default_factory=list)

@@ -33,6 +33,7 @@ from pytest_auditfence.models import (
     ClaimRecord,
     Evidence,
     EvidenceChain,
+    LlmAudit,
     Ratio,
     Verdict,
 )
@@ -122,6 +123,8 @@ class CascadeResult(_Model):
     nodes: list[str] = Field(default_factory=list)
     edges: list[tuple[str, str]] = Field(default_factory=list)
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    # Only LLM audits fill it; left out of the JSON when None so deterministic results stay byte-stable.
+    llm: LlmAudit | None = None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -665,7 +668,10 @@ class Cascade:
     # persistence
     def to_json(self) -> str:
         """Sorted, byte-stable JSON; `Cascade.from_json` reads it back to an equal object."""
-        return json.dumps(self.result.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        data = self.result.model_dump(mode="json")
+        if data.get("llm") is None:
+            data.pop("llm", None)
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
     def from_json(cls, text: str) -> Cascade:
