@@ -93,6 +93,9 @@ class FileIndex:
     quantities: list[Quantity]
     lines: list[int]
     words: dict[str, list[int]] = field(default_factory=dict)
+    # items that are a second reading of a bare number (a declared scale or unit): matched directly,
+    # never used as operands of a derivation or as a contradicting value
+    alternatives: frozenset[int] = frozenset()
 
 
 class IndexCache:
@@ -128,6 +131,7 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
     quantities: list[Quantity] = []
     lines: list[int] = []
     words: dict[str, list[int]] = {}
+    alternatives: set[int] = set()
     current_line, current_words = 0, []
     for scanned in scanner.iter_scan(loaded.text):
         if scanned.line != current_line:
@@ -135,9 +139,12 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
         item = len(quantities)
         quantities.append(scanned.quantity)
         lines.append(scanned.line)
+        if scanned.alternative:
+            alternatives.add(item)
+            continue
         for word in current_words:
             words.setdefault(word, []).append(item)
-    return FileIndex(quantities=quantities, lines=lines, words=words)
+    return FileIndex(quantities=quantities, lines=lines, words=words, alternatives=frozenset(alternatives))
 
 
 @dataclass(frozen=True)
@@ -155,6 +162,7 @@ class SourceIndex:
         self.sources = sources
         self.files = files
         self.store = store
+        self._names: dict[int, _SourceNames] = {}
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
         # value: a value lookup stays a few bisections however large the corpus
         buckets: dict[int, list[_Observed]] = {}
@@ -198,6 +206,13 @@ class SourceIndex:
 
     def loaded(self, file: int) -> LoadedFile:
         return self.store.load(self.sources[file])
+
+    def names(self, file: int) -> _SourceNames:
+        """What the source can be cited as (computed once per source of this index)."""
+        cached = self._names.get(file)
+        if cached is None:
+            cached = self._names[file] = _source_names(self.sources[file], self.loaded(file))
+        return cached
 
     def near(self, value: float, tolerance: float) -> Iterable[_Observed]:
         """Observations whose value could match `value` within either side's tolerance."""
@@ -301,31 +316,79 @@ def _ref_keys(target: str) -> tuple[str | None, str]:
     return (str(int(number.group())) if number else None), target.lower().strip()
 
 
+# Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".
+_DECLARED_NAME = re.compile(
+    r"(?im)^[ \t]*(?:source|sources|document|doc|document_type|form|filing|publisher|provider|dataset|title)"
+    r"[ \t]*:[ \t]*(?P<name>\S[^\n]{0,200})$"
+)
+# How far into a file its name may be declared: rendered tool results sort their keys, so a
+# "source:" line can follow a long table; past this a file is content, not a name.
+_NAME_WINDOW = 20_000
+_HEAD_LINES = 12
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "", text.lower())
+
+
+@dataclass(frozen=True)
+class _SourceNames:
+    """What a source can be cited as: its label, node and file names, declared names, leading lines."""
+
+    flat_names: tuple[str, ...]
+    declared: tuple[str, ...]
+    head: tuple[str, ...]
+
+
+def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
+    window = loaded.text[:_NAME_WINDOW]
+    head = []
+    for ln in window[:4000].splitlines():
+        ln = ln.strip().lower()
+        if ln:
+            # "output: passage 3: ...": the content of a rendered tool result starts after its key
+            head.append(re.sub(r"^(?:output|content|text|result)\s*:\s*", "", ln))
+        if len(head) >= _HEAD_LINES:
+            break
+    names = [source.label or "", source.node, Path(source.path).stem]
+    return _SourceNames(
+        flat_names=tuple(_flat(n) for n in names if n),
+        declared=tuple(m.group("name").strip().lower() for m in _DECLARED_NAME.finditer(window)),
+        head=tuple(head),
+    )
+
+
 def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
-    """Paths of the sources a reference names: by label, file name, tool arguments or a leading line."""
+    """Paths of the sources a reference names.
+
+    "passage 3" / "[3]": a file labelled so, or whose content starts with "passage 3:" / "[3]" (a tool
+    result is rendered after its arguments). A named source ("the 10-K", "price history"): the file's
+    label (tool name), node name or file name, a declared name line ("source: 10-K", "document: Form
+    10-K ..."), or one of its leading lines.
+    """
     if reference.kind == "url":
         return sorted({m.source for m in find_atom(reference, index)})
     number, target = _ref_keys(reference.target)
     resolved: list[str] = []
     for f, source in enumerate(index.sources):
-        label = (source.label or "").lower().strip()
-        stem = Path(source.path).stem.lower()
-        head = [ln.strip().lower() for ln in index.loaded(f).text[:2000].splitlines()[:5] if ln.strip()]
+        names = index.names(f)
         if reference.kind in ("passage", "bracket") and number is not None:
-            named = re.compile(rf"(?:passage|source|doc|document|ref|reference)[\s_\-]*0*{number}\b")
+            named = re.compile(rf"(?:passage|source|doc|document|ref|reference)[\s_\-#]*0*{number}\b")
+            label = (source.label or "").lower().strip()
+            stem = Path(source.path).stem.lower()
             if (
                 label in {number, f"[{number}]"}
                 or named.fullmatch(label)
                 or named.search(stem) and not re.search(rf"0*{number}\d", stem)
-                or any(named.match(ln) or ln.startswith(f"[{number}]") for ln in head[:1])
+                or any(named.match(ln) or ln.startswith(f"[{number}]") for ln in names.head)
             ):
                 resolved.append(source.path)
         elif reference.kind == "named":
-            flat = re.sub(r"[\s_\-]+", "", target)
+            flat = _flat(target)
             if flat and (
-                flat in re.sub(r"[\s_\-]+", "", label)
-                or flat in re.sub(r"[\s_\-]+", "", stem)
-                or any(target in ln for ln in head)
+                any(flat in name for name in names.flat_names)
+                or any(target in name for name in names.declared)
+                or any(target in ln for ln in names.head[:5])
             ):
                 resolved.append(source.path)
     return resolved
@@ -376,7 +439,14 @@ class _AtomResult:
     formula: str | None = None
 
 
+# "52-week high", "10-year Treasury", "a 24-hour period": a number joined to its unit by a hyphen is a
+# compound adjective that names a kind of thing (a metric, an instrument), not a measured amount.
+_COMPOUND_ADJECTIVE = re.compile(r"\d[\d,.]*-[A-Za-z]+")
+
+
 def _is_weak(q: Quantity) -> bool:
+    if q.kind in ("duration", "length", "mass") and _COMPOUND_ADJECTIVE.fullmatch(q.text):
+        return True
     return q.kind in ("number", "count") and not q.unit and q.scale == 1.0 and abs(q.value) < WEAK_LIMIT
 
 
@@ -447,6 +517,8 @@ def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[t
         fi = index.files[f]
         # line numbers of a file's quantities ascend, so the quantities of one line are a slice
         for i in range(bisect_left(fi.lines, line), bisect_right(fi.lines, line)):
+            if i in fi.alternatives:
+                continue
             extra.append((scores.get((f, i), 0), _Observed(fi.quantities[i].value, f, i)))
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, _Observed]] = []

@@ -276,8 +276,11 @@ def _paren_negative(text: str, start: int, end: int) -> bool:
 class _Parser:
     """One pass over a text: mask spans, candidate numbers, suffixes, ranges."""
 
-    def __init__(self, text: str, scale_context: float | None, unit_context: str | None, offset: int):
+    def __init__(
+        self, text: str, scale_context: float | None, unit_context: str | None, offset: int, years: bool = True
+    ):
         self.text = text
+        self.years = years
         self.scale_context = scale_context
         self.unit_context = unit_context
         self.offset = offset
@@ -441,7 +444,7 @@ class _Parser:
         kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
         if (
             kind == "number" and unit is None and scale is None and den is None and currency is None
-            and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num)
+            and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num) and self.years
         ):
             return self._skip(end)  # a year
         if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
@@ -534,17 +537,23 @@ def _unit_offset(q: Quantity) -> float:
 
 
 def parse_quantities(
-    text: str, *, scale_context: float | None = None, unit_context: str | None = None, offset: int = 0
+    text: str,
+    *,
+    scale_context: float | None = None,
+    unit_context: str | None = None,
+    offset: int = 0,
+    years: bool = True,
 ) -> list[Quantity]:
     """Every quantity in `text`, in order, with spans shifted by `offset`.
 
     `scale_context` / `unit_context` come from a table header or caption ("(in millions)" -> 1e6,
     "($M)" -> 1e6 and "USD", "Margin (%)" -> "%"); they apply to numbers that carry no scale or unit.
+    `years=False` reads a bare 1800-2100 as a number, for a numeric field ("revenue: 2024").
     """
     _require_text(text, "parse_quantities(text=...)")
     if not text:
         return []
-    return _Parser(text, scale_context, unit_context, offset).run()
+    return _Parser(text, scale_context, unit_context, offset, years).run()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -685,13 +694,147 @@ def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
 
 @dataclass(frozen=True)
 class ScannedQuantity:
-    """A quantity found in a source text, with its 1-based line number."""
+    """A quantity found in a source text, with its 1-based line number.
+
+    `alternative` marks a second reading of the same span that a declared scale or unit gives a bare
+    number of a numeric field ("1234" under "units: USD millions" also reads as $1,234 million).
+    """
 
     line: int
     quantity: Quantity
+    alternative: bool = False
 
 
 _TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+# -- declared scales and units of structured data ("units: USD millions", "revenue_usd_millions: 1234")
+
+
+@dataclass(frozen=True)
+class _Cue:
+    """What a field name, row label or record declares about the bare numbers it holds."""
+
+    scale: float | None = None
+    currency: str | None = None
+    percent: bool = False
+    per_share: bool = False
+    date: bool = False
+
+    def over(self, record: _Cue | None) -> _Cue:
+        """This (a field's own) cue, completed by its record's: a field's own word wins."""
+        if record is None:
+            return self
+        if self.percent or self.date:
+            return self
+        per_share = self.per_share
+        scale = self.scale if self.scale is not None else (None if per_share else record.scale)
+        if record.percent and self.scale is None and self.currency is None and not per_share:
+            return _Cue(percent=True)
+        return _Cue(scale=scale, currency=self.currency or record.currency, per_share=per_share)
+
+
+_NO_CUE = _Cue()
+_RECORD_KEY = re.compile(
+    r"(?im)^(?P<indent>[ \t]*)(?:[-*][ \t]+)?(?P<key>units?|unit[ _]of[ _]measure|scale|currency|denomination"
+    r"|(?:amounts?|values?|figures?|numbers?)[ _]in)[ \t]*[:=][ \t]*(?P<value>[^\n]{1,120})$"
+)
+_KEY_VALUE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<key>[A-Za-z_][^:\n|]{0,79}?)[ \t]*:[ \t]+(?P<value>\S[^\n]*?)[ \t]*$")
+# A field whose whole value is one number: "1234", "-5.2", "(1,234)", "$48.90", "41.3%".
+_NUMERIC_FIELD = re.compile(r"[(\-−+]?(?:[$€£¥]|US\$)?[ ]?\d[\d,]*(?:\.\d+)?[)]?[ ]?%?")
+_KEY_SPLIT = re.compile(r"[^a-z0-9%]+")
+_PERCENT_TOKENS = frozenset({"%", "pct", "percent", "percentage", "percentages", "pcnt", "perc"})
+_SCALE_TOKENS = {
+    "thousands": 1e3, "thousand": 1e3, "000s": 1e3, "millions": 1e6, "million": 1e6, "mn": 1e6, "mln": 1e6,
+    "billions": 1e9, "billion": 1e9, "bn": 1e9, "bln": 1e9, "trillions": 1e12, "trillion": 1e12,
+}
+_DATE_TOKENS = frozenset(
+    {"year", "years", "yr", "date", "dates", "period", "fy", "as", "asof", "quarter", "month", "day", "founded",
+     "established", "born", "since", "time", "timestamp", "updated", "published", "vintage", "season"}
+)
+_PER_SHARE_KEY = re.compile(r"(?i)\beps\b|(?:^|_)eps(?:_|$)|per[ _-]?share|per[ _-]?unit|dividend")
+
+
+def _field_cue(name: str) -> _Cue:
+    """The cue of a field name or row label: 'revenue_usd_millions', 'return_1y_pct', 'Gross margin (%)'."""
+    lowered = name.lower()
+    tokens = [t for t in _KEY_SPLIT.split(lowered) if t]
+    if "%" in lowered or any(t in _PERCENT_TOKENS for t in tokens):
+        return _Cue(percent=True)
+    scale = next((_SCALE_TOKENS[t] for t in tokens if t in _SCALE_TOKENS), None)
+    currency = next((("CNY" if t == "rmb" else t.upper()) for t in tokens if t.upper() in _CURRENCY_CODES), None)
+    if currency is None and "$" in name:
+        currency = "USD"
+    if scale is None:
+        ctx_scale, ctx_unit = detect_scale_context(name) if "(" in name or " in " in lowered else (None, None)
+        scale = ctx_scale
+        if ctx_unit in _CURRENCY_CODES:
+            currency = ctx_unit
+    return _Cue(
+        scale=scale, currency=currency, per_share=bool(_PER_SHARE_KEY.search(name)),
+        date=any(t in _DATE_TOKENS for t in tokens) and scale is None and currency is None,
+    )
+
+
+def _record_cue(value: str) -> _Cue:
+    """What a record's 'units: USD millions, except per-share amounts and percentages' declares."""
+    head = re.split(r"(?i)\bexcept\b", value, maxsplit=1)[0]
+    lowered = head.strip().lower()
+    tokens = [t for t in _KEY_SPLIT.split(lowered) if t]
+    if tokens and tokens[0] in _PERCENT_TOKENS | {"percentage", "percentage_points"} or lowered.startswith("%"):
+        return _Cue(percent=True)
+    cue = _field_cue(head)
+    # a per-share field never takes the record's scale, whether or not the record says "except per-share"
+    return _Cue(scale=cue.scale, currency=cue.currency)
+
+
+def _record_cues(text: str) -> list[tuple[int, int, _Cue]]:
+    """(start, end, cue) of each record that declares a unit: the declaring line's siblings and their
+    children (every adjacent line indented at least as deep), also lines above it (keys are sorted)."""
+    out: list[tuple[int, int, _Cue]] = []
+    for m in _RECORD_KEY.finditer(text):
+        cue = _record_cue(m.group("value"))
+        if cue == _NO_CUE:
+            continue
+        depth = len(m.group("indent").expandtabs(4))
+        start = _record_edge(text, m.start(), depth, backwards=True)
+        end = _record_edge(text, m.end(), depth, backwards=False)
+        out.append((start, end, cue))
+    out.sort(key=lambda r: (r[0], -r[1]))
+    return out
+
+
+def _record_edge(text: str, pos: int, depth: int, *, backwards: bool) -> int:
+    while True:
+        if backwards:
+            if pos <= 0:
+                return 0
+            prev = text.rfind("\n", 0, pos - 1) + 1
+            line = text[prev:pos - 1]
+        else:
+            if pos >= len(text):
+                return len(text)
+            nxt = text.find("\n", pos + 1)
+            nxt = len(text) if nxt < 0 else nxt
+            line = text[pos + 1:nxt]
+        stripped = line.lstrip(" \t")
+        if stripped and len(line[: len(line) - len(stripped)].expandtabs(4)) < depth:
+            return pos
+        pos = prev if backwards else nxt
+
+
+def _alternatives(q: Quantity, cue: _Cue) -> list[Quantity]:
+    """Second readings of a bare number that its field or record declares a unit or scale for."""
+    if q.kind != "number" or q.unit is not None or q.scale != 1.0:
+        return []
+    if cue.percent:
+        return [q.model_copy(update={"kind": "percent", "unit": "%"})]
+    scale = cue.scale
+    if scale is None:
+        return []
+    return [q.model_copy(update={
+        "kind": "currency" if cue.currency else "number", "unit": cue.currency, "scale": scale,
+        "value": q.value * scale, "tolerance": q.tolerance * scale,
+    })]
 
 
 class QuantityScanner:
@@ -699,6 +842,10 @@ class QuantityScanner:
 
     Lines are parsed one at a time, so memory stays flat on 100 MB corpora; a caption line such as
     "(in millions)" and a markdown table header give their scale and unit to the table rows under them.
+    A numeric field (a `key: value` line or a table cell holding one number) is read as its field name,
+    row label, column header or record declares ("units: USD millions", "unit: percent", "eps_usd",
+    "Gross margin (%)"), as an alternative reading next to the bare number; four-digit values of numeric
+    fields are numbers, not years, unless the field names a date.
     """
 
     def __init__(self, *, track_context: bool = True) -> None:
@@ -712,6 +859,10 @@ class QuantityScanner:
         _require_text(text, "QuantityScanner.scan(text=...)")
         caption: tuple[float | None, str | None] = (None, None)
         columns: list[tuple[float | None, str | None]] | None = None
+        header_cues: list[_Cue] = []
+        records = _record_cues(text) if self.track_context else []
+        active: list[tuple[int, int, _Cue]] = []
+        next_record = 0
         pos = 0
         line_no = 0
         n = len(text)
@@ -720,20 +871,61 @@ class QuantityScanner:
             end = n if nl < 0 else nl
             line_no += 1
             line = text[pos:end]
+            record: _Cue | None = None
+            if records:
+                while next_record < len(records) and records[next_record][0] <= pos:
+                    active.append(records[next_record])
+                    next_record += 1
+                active = [r for r in active if r[1] > pos]
+                record = active[-1][2] if active else None
             if self.track_context:
+                was = columns
                 caption, columns, cells = _table_state(line, caption, columns)
+                if columns is not None and was is None:
+                    header_cues = [_field_cue(line[s:e]) for s, e in split_table_row(line)]
             else:
                 cells = None
             if cells is not None:
-                for (cell_start, cell_end), (scale, unit) in cells:
-                    for q in parse_quantities(
-                        line[cell_start:cell_end], scale_context=scale, unit_context=unit, offset=pos + cell_start
-                    ):
-                        yield ScannedQuantity(line_no, q)
+                row_cue = _row_cue(line, cells)
+                for i, ((cell_start, cell_end), (scale, unit)) in enumerate(cells):
+                    column = header_cues[i] if i < len(header_cues) else _NO_CUE
+                    yield from _scan_field(
+                        line[cell_start:cell_end], pos + cell_start, line_no, row_cue.over(column.over(record)),
+                        scale, unit,
+                    )
             elif any(c.isdigit() for c in line):
-                for q in parse_quantities(line, offset=pos):
-                    yield ScannedQuantity(line_no, q)
+                kv = _KEY_VALUE.match(line) if self.track_context else None
+                if kv is not None and _NUMERIC_FIELD.fullmatch(kv.group("value")):
+                    cue = _field_cue(kv.group("key")).over(record)
+                    yield from _scan_field(kv.group("value"), pos + kv.start("value"), line_no, cue, None, None)
+                else:
+                    for q in parse_quantities(line, offset=pos):
+                        yield ScannedQuantity(line_no, q)
             pos = end + 1
+
+
+def _row_cue(line: str, cells: list[tuple[tuple[int, int], tuple[float | None, str | None]]]) -> _Cue:
+    """A row label's cue ("Gross margin (%)", "Diluted EPS (USD)"), from the row's cells without digits."""
+    for (s, e), _ in cells:
+        cell = line[s:e]
+        if cell and not any(ch.isdigit() for ch in cell):
+            cue = _field_cue(cell)
+            if cue != _NO_CUE and not cue.date:
+                return cue
+    return _NO_CUE
+
+
+def _scan_field(
+    value: str, offset: int, line_no: int, cue: _Cue, scale: float | None, unit: str | None
+) -> Iterator[ScannedQuantity]:
+    numeric = _NUMERIC_FIELD.fullmatch(value) is not None
+    found = parse_quantities(value, scale_context=scale, unit_context=unit, offset=offset,
+                             years=not numeric or cue.date)
+    for q in found:
+        yield ScannedQuantity(line_no, q)
+    if numeric and len(found) == 1:
+        for alt in _alternatives(found[0], cue):
+            yield ScannedQuantity(line_no, alt, alternative=True)
 
 
 _CAPTION = re.compile(r"(?i)^\s*[(*_]*\s*(?:[$€£]|usd|eur|gbp)?\s*in\b|\((?:in\s|[$€£]|usd|eur)|^\W*(?:dollars|amounts)\s+in\b")

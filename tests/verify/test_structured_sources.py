@@ -1,0 +1,138 @@
+"""The verifier on tool results rendered the way capture writes them: `key: value` lines and tables whose
+scale and unit are declared by the record, the field name or the row label, and citations of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_auditfence.claims.extract import extract_claims
+from pytest_auditfence.fence import Fence, Source
+from pytest_auditfence.models import Verdict
+from pytest_auditfence.verify import SourceIndex, resolve_reference, verify_claim
+
+# Rendered as capture renders a tool's JSON answer: sorted keys, so `units:` comes after the rows.
+FILES = {
+    ("filings", "tools/filings/r1.get_income_statement.1.txt"): (
+        "arguments:\n  ticker: HALV\nnode: filings\noutput:\n"
+        "  company: Halvorsen Robotics Inc.\n"
+        "  document: Form 10-K for the fiscal year ended 2024-12-31\n"
+        "  rows:\n"
+        "    FY2023 | FY2024 | line_item\n"
+        "    1102 | 1234 | Revenue\n"
+        "    40.6 | 41.3 | Gross margin (%)\n"
+        "    2.06 | 2.41 | Diluted EPS (USD)\n"
+        "    1990 | 2031 | Operating expenses\n"
+        "  source: 10-K\n"
+        "  units: USD millions, except per-share amounts and percentages\n"
+        "tool: get_income_statement\n"
+    ),
+    ("macro", "tools/macro/r1.get_macro_indicator.1.txt"): (
+        "arguments:\n  series: unemployment_rate\nnode: macro\noutput:\n"
+        "  label: Unemployment rate\n  period: 2024-12\n  unit: percent\n  value: 4.1\n"
+        "tool: get_macro_indicator\n"
+    ),
+    ("price_history", "tools/price_history/r1.get_price_statistics.1.txt"): (
+        "arguments:\n  ticker: HALV\nnode: price_history\noutput:\n"
+        "  fiscal_year: 2024\n  high_52w: 48.9\n  market_cap_usd_millions: 5210\n  return_1y_pct: 18.6\n"
+        "  shares_outstanding: 7.2\n"
+        "tool: get_price_statistics\n"
+    ),
+    ("retrieve", "tools/retrieve/r1.read_passage.1.txt"): (
+        "arguments:\n  n: 1\nnode: retrieve\noutput: passage 1: The plant opened with 350 workers.\n"
+        "tool: read_passage\n"
+    ),
+    ("retrieve", "tools/retrieve/r1.read_passage.2.txt"): (
+        "arguments:\n  n: 2\nnode: retrieve\noutput: passage 2: The plant employs 1,800 people today.\n"
+        "tool: read_passage\n"
+    ),
+}
+
+
+@pytest.fixture
+def verdict_of(tmp_path: Path):
+    root = tmp_path / "trace"
+    sources = []
+    for (node, path), text in FILES.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+        sources.append(Source.from_file(root, path, node=node, kind="tool_call", label=Path(path).stem.split(".")[1]))
+    index = SourceIndex.build(root, sources)
+
+    def verdict(sentence: str):
+        (claim,) = extract_claims(sentence)
+        fence = Fence(root, sources, sentence, name="unit")
+        return verify_claim(claim, fence, index)
+
+    verdict.index = index  # type: ignore[attr-defined]
+    return verdict
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Revenue reached $1.2 billion in FY2024.",  # 1234 under "units: USD millions" (declared after the rows)
+        "Revenue was $1,102 million in FY2023.",
+        "Gross margin was 41.3% in FY2024.",  # the row label "Gross margin (%)" makes the cells percent
+        "Diluted EPS was $2.41.",  # a per-share row keeps its own scale
+        "Unemployment was 4.1% in December.",  # "unit: percent" of the record
+        "The one-year return was 18.6%.",  # the field name "return_1y_pct"
+        "Market capitalisation is $5.2 billion.",  # the field name "market_cap_usd_millions"
+        "Operating expenses were $2,031 million.",  # a four-digit numeric field is not a year
+        "The 52-week high was $48.90.",  # "52-week" names the metric; it is not an amount to find
+    ],
+)
+def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) -> None:
+    record = verdict_of(sentence)
+    assert record.verdict in (Verdict.VERIFIED, Verdict.DERIVED), record.notes
+    assert record.evidence
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Revenue reached $1.3 billion in FY2024.",  # the precision shown rules 1,234 million out
+        "Revenue reached $1.2 million in FY2024.",  # wrong scale
+        "Gross margin was $41.3 million in FY2024.",  # a percent row is never scaled into money
+        "Diluted EPS was $2.41 billion.",  # the per-share row takes no scale from the record
+        "Shares outstanding were 7.2%.",  # a bare number without a percent cue is not a percent
+        "Shares outstanding were 7.2 billion.",  # nor is it scaled without a declared scale
+        "Unemployment was 4.1 million.",
+        "The 52-week high was $49.90.",
+    ],
+)
+def test_declared_units_do_not_verify_fabrications(verdict_of, sentence: str) -> None:
+    record = verdict_of(sentence)
+    assert record.verdict in (Verdict.CONTRADICTED, Verdict.UNSUPPORTED), (record.verdict, record.notes)
+
+
+def test_years_stay_years_in_date_fields(verdict_of) -> None:
+    index = verdict_of.index
+    texts = [q.text for fi in index.files for q in fi.quantities]
+    assert "2031" in texts and "1990" in texts  # numeric cells
+    assert "2024" not in texts  # "fiscal_year: 2024" is a date field
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("The plant employs 1,800 people (passage 2).", Verdict.VERIFIED),
+        ("According to passage 1, the plant employs 1,800 people.", Verdict.MISATTRIBUTED),
+        ("Revenue reached $1.2 billion (source: 10-K).", Verdict.VERIFIED),  # "source: 10-K" line
+        ("Revenue reached $1.2 billion, according to the annual report.", Verdict.VERIFIED),  # dangling: not judged
+        ("The 52-week high was $48.90 (source: price history).", Verdict.VERIFIED),  # node name
+        ("The 52-week high was $48.90 (source: 10-K).", Verdict.MISATTRIBUTED),
+        ("Unemployment was 4.1% (source: 10-K).", Verdict.MISATTRIBUTED),
+    ],
+)
+def test_citations_resolve_to_the_source_they_name(verdict_of, sentence: str, expected: Verdict) -> None:
+    record = verdict_of(sentence)
+    assert record.verdict is expected, record.notes
+
+
+def test_passage_reference_resolves_after_the_rendered_arguments(verdict_of) -> None:
+    (claim,) = extract_claims("See passage 2 and the 10-K.")
+    by_kind = {r.kind: r for r in claim.references}
+    assert resolve_reference(by_kind["passage"], verdict_of.index) == ["tools/retrieve/r1.read_passage.2.txt"]
+    assert resolve_reference(by_kind["named"], verdict_of.index) == ["tools/filings/r1.get_income_statement.1.txt"]
