@@ -84,6 +84,13 @@ def test_planted_fabrication_is_named_with_its_verdict_and_origin(fabricated, ch
     assert fabricated.trace_claim(claim) == chain_snapshot  # the chain down to where it stops
 
 
+@pytest.mark.fence(min_coverage=0.95, max_hallucinations=0, report_only=True)
+def test_fabricated_run_in_the_session_report(fence_snapshot):
+    # report_only: audited and listed (--fence-report, summary) with its failing claims, never failed
+    result = build_app(fabricate=True).invoke(REQUEST, config=fence_snapshot.config())
+    fence_snapshot.set_report(result["messages"][-1].content)
+
+
 def test_invented_figure_chain_stops_at_the_specialist_that_wrote_it(fabricated):
     chain = fabricated.trace_claim("2.7 million shares")
     assert [link.node for link in chain.links] == ["__report__", "synthesizer", "price_history"]
