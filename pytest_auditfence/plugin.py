@@ -391,10 +391,16 @@ def _audit_marked(item: pytest.Item) -> None:
     shortfalls = [s for group in item.config.hook.pytest_auditfence_checks(
         item=item, settings=settings, cascade=cascade) for s in (group or [])]
     outcome = "report-only" if settings.report_only else "fail" if shortfalls else "pass"
-    _record(item, TestEntry.from_claims(
+    entry = TestEntry.from_claims(
         item.nodeid, outcome, thresholds=settings.thresholds(), coverage=cascade.coverage,
         hallucinations=cascade.hallucinations, claims=cascade.claims, shortfalls=shortfalls,
-    ))
+    )
+    if item.config.option.fence_html:
+        from pytest_auditfence.html import build_detail
+
+        # Built here, while the trace folder exists (and on the worker that ran the test).
+        entry.detail = build_detail(cascade, trace_dir=snap.trace_dir, manifest=manifest)
+    _record(item, entry)
     if outcome == "fail":
         pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_auditfence.errors import AuditFenceError
-from pytest_auditfence.models import ClaimRecord, Ratio, Verdict
+from pytest_auditfence.models import ClaimRecord, EvidenceChain, Ratio, Verdict
 
 REPORT_SCHEMA_VERSION = 1
 Outcome = Literal["pass", "fail", "audit-error", "report-only"]
@@ -35,6 +35,48 @@ class ClaimSummary(_Model):
     introduced_by: str | None = None
 
 
+class ExcerptLine(_Model):
+    n: int = Field(ge=1, description="line number in the captured file")
+    text: str
+
+
+class FileExcerpt(_Model):
+    """The lines of one captured file that an evidence chain points at, with a few around them."""
+
+    file: str = Field(description="path relative to the trace folder")
+    node: str
+    kind: str
+    tool: str | None = None
+    lines: list[ExcerptLine] = Field(default_factory=list, description="sparse, sorted by line number")
+
+
+class TopologyNode(_Model):
+    name: str
+    kind: str = "node"
+    capture_level: str = "instrumented"
+    trust_cap: float = 1.0
+    rounds: int = 1
+    parent: str | None = None
+    tools: list[str] = Field(default_factory=list)
+
+
+class TestDetail(_Model):
+    """What the HTML page shows of one audited run beyond the figures: the document, each claim and its
+    chain, the excerpts the chains point at, and the topology. Never written to the JSON report."""
+
+    __test__ = False
+
+    source: str = Field(description="name of the trace folder (never an absolute path)")
+    document: str
+    claims: list[ClaimRecord] = Field(default_factory=list)
+    chains: list[EvidenceChain] = Field(default_factory=list)
+    excerpts: list[FileExcerpt] = Field(default_factory=list)
+    nodes: list[TopologyNode] = Field(default_factory=list)
+    edges: list[tuple[str, str]] = Field(default_factory=list)
+    final_node: str | None = None
+    passport: str | None = None
+
+
 class TestEntry(_Model):
     """One fenced test: what it demanded, what it measured (with inputs), and the outcome."""
 
@@ -48,6 +90,8 @@ class TestEntry(_Model):
     claims: list[ClaimSummary] = Field(default_factory=list)
     shortfalls: list[str] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    # Filled only when an HTML page is asked for; travels from xdist workers, stays out of the JSON report.
+    detail: TestDetail | None = None
 
     @classmethod
     def from_claims(
@@ -128,7 +172,8 @@ class FenceReport(_Model):
         return not self.complete or any(e.outcome in ("fail", "audit-error") for e in self.tests)
 
     def to_json(self) -> str:
-        return _dump(self.model_dump(mode="json"))
+        # The page detail (document, excerpts) would bloat committed baselines; the JSON keeps the figures.
+        return _dump(self.model_dump(mode="json", exclude={"tests": {"__all__": {"detail"}}}))
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "report") -> FenceReport:

@@ -1,0 +1,35 @@
+// auditfence evidence page: selecting a claim (click, Enter or Space) shows its chain and marks its nodes.
+(function () {
+  "use strict";
+  function select(claim) {
+    var section = claim.closest("section.test");
+    if (!section) { return; }
+    section.querySelectorAll(".claim[aria-pressed='true']").forEach(function (el) {
+      el.setAttribute("aria-pressed", "false");
+    });
+    section.querySelectorAll(".chain").forEach(function (el) { el.hidden = true; });
+    claim.setAttribute("aria-pressed", "true");
+    var panel = document.getElementById(claim.getAttribute("aria-controls"));
+    var hint = section.querySelector(".chain-panel .hint");
+    if (hint) { hint.hidden = true; }
+    var onChain = {};
+    if (panel) {
+      panel.hidden = false;
+      panel.querySelectorAll("[data-node]").forEach(function (el) { onChain[el.getAttribute("data-node")] = true; });
+    }
+    section.querySelectorAll(".tnode").forEach(function (node) {
+      node.classList.toggle("on-chain", onChain[node.getAttribute("data-node")] === true);
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var claim = event.target.closest ? event.target.closest(".claim") : null;
+    if (claim) { select(claim); }
+  });
+  document.addEventListener("keydown", function (event) {
+    var target = event.target;
+    if ((event.key === "Enter" || event.key === " ") && target.classList && target.classList.contains("claim")) {
+      event.preventDefault();
+      select(target);
+    }
+  });
+}());

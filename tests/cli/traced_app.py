@@ -1,0 +1,80 @@
+"""A small real LangGraph pipeline (two specialists with tools, fanning in to a writer) for CLI and HTML tests.
+
+Owns `build_app(fabricate=...)`, `capture_run(trace_dir, ...)` and the planted fabrications' facts.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.graph import END, START, MessagesState, StateGraph
+
+from pytest_auditfence import Snapshot
+
+# The fabrications `build_app(fabricate=True)` plants: figure in the report -> node that invented it.
+PLANTED = {"4,100 employees": "filings", "$9.75": "writer"}
+
+
+@tool
+def get_prices(ticker: str) -> str:
+    """Month-end closes of a (fictional) ticker, USD."""
+    closes = [{"date": "2024-11-29", "close": 45.95}, {"date": "2024-12-31", "close": 46.2}]
+    return json.dumps({"ticker": ticker, "currency": "USD", "closes": closes}, indent=2, sort_keys=True)
+
+
+@tool
+def get_filing(ticker: str) -> str:
+    """Headline figures of the (fictional) FY2024 10-K, USD millions."""
+    rows = {"revenue_usd_millions": 1234, "net_income_usd_millions": 151, "diluted_eps_usd": 2.41}
+    return json.dumps({"ticker": ticker, "document": "10-K FY2024", **rows}, indent=2, sort_keys=True)
+
+
+def build_app(*, fabricate: bool = False) -> Any:
+    def prices(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        data = json.loads(get_prices.invoke({"ticker": "HALV"}, config=config))
+        last = data["closes"][-1]
+        return {"messages": [AIMessage(content=f"Price note: HALV closed at ${last['close']:.2f} on {last['date']}.")]}
+
+    def filings(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        data = json.loads(get_filing.invoke({"ticker": "HALV"}, config=config))
+        text = (f"Filing note: revenue was ${data['revenue_usd_millions']:,} million and net income "
+                f"${data['net_income_usd_millions']} million in FY2024.")
+        if fabricate:
+            text += " The company has 4,100 employees."
+        return {"messages": [AIMessage(content=text)]}
+
+    def writer(state: MessagesState) -> dict[str, Any]:
+        notes = {m.content.split(":", 1)[0]: m.content.split(":", 1)[1].strip()
+                 for m in state["messages"] if isinstance(m, AIMessage)}
+        lines = ["# HALV research note", "", f"- {notes['Price note']}", f"- {notes['Filing note']}"]
+        if fabricate:
+            lines.append("- Diluted EPS reached $9.75 in FY2024.")
+        lines += ["", "We remain constructive on the name."]
+        return {"messages": [AIMessage(content="\n".join(lines) + "\n")]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("prices", prices)
+    graph.add_node("filings", filings)
+    graph.add_node("writer", writer)
+    graph.add_edge(START, "prices")
+    graph.add_edge(START, "filings")
+    graph.add_edge(["prices", "filings"], "writer")
+    graph.add_edge("writer", END)
+    return graph.compile()
+
+
+def capture_run(trace_dir: Path, *, fabricate: bool = False) -> str:
+    """Run the app under a Snapshot into `trace_dir`, record its report, finalize; returns the report."""
+    snap = Snapshot(trace_dir)
+    result = build_app(fabricate=fabricate).invoke(
+        {"messages": [("user", "Write a research note on HALV")]}, config=snap.config()
+    )
+    report = result["messages"][-1].content
+    snap.set_report(report)
+    snap.finalize()
+    return report
