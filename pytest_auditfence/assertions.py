@@ -37,7 +37,13 @@ def check_thresholds(
 ) -> list[str]:
     """The shortfalls of an audit against thresholds, each naming both sides of the comparison."""
     shortfalls = []
-    if coverage.value < min_coverage:
+    if coverage.denominator == 0 and min_coverage > 0:
+        # Vacuous coverage must not pass the gate: a report with nothing checkable traced nothing.
+        shortfalls.append(
+            f"coverage 0/0: the report has no checkable claim (no figure, quote or reference), so nothing "
+            f"was traced; set min_coverage=0 if such a report is expected"
+        )
+    elif coverage.value < min_coverage:
         shortfalls.append(f"coverage {coverage} < min_coverage {min_coverage:.1%}")
     if hallucinations.numerator > max_hallucinations:
         shortfalls.append(f"hallucinations {hallucinations} > max_hallucinations {max_hallucinations}")

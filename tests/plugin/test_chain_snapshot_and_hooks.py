@@ -37,7 +37,11 @@ def test_snapshot_update_then_drift_reads_as_claim_lost_its_source(project, monk
         assert line in out
 
 
-def test_unused_chain_snapshot_is_reported(project):
+def test_unused_chain_snapshot_is_reported(project, monkeypatch):
+    # syrupy stays silent about unused snapshots on xdist workers; when this suite itself runs under
+    # -n 2 the in-process pytester run inherits the worker's environment, so clear it.
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
     project.makepyfile(test_golden=CHAIN_TEST)
     project.runpytest("--snapshot-update").assert_outcomes(passed=1)
     project.makepyfile(test_golden="def test_chains():\n    pass\n")

@@ -37,6 +37,14 @@ def test_threshold_shortfalls_name_both_sides():
                             min_coverage=1.0, max_hallucinations=0) == []
 
 
+def test_vacuous_coverage_fails_closed_unless_min_coverage_is_zero():
+    empty = Ratio(numerator=0, denominator=0)
+    [shortfall] = check_thresholds(empty, empty, min_coverage=0.5, max_hallucinations=0)
+    assert shortfall.startswith("coverage 0/0: the report has no checkable claim")
+    assert "min_coverage=0" in shortfall
+    assert check_thresholds(empty, empty, min_coverage=0.0, max_hallucinations=0) == []
+
+
 def test_failure_names_claim_verdict_node_chain_and_ratios():
     text = render_failure(
         shortfalls=["hallucinations 1/2 (50.0%) > max_hallucinations 0"],
