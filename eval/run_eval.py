@@ -91,6 +91,7 @@ def audit_one(question: str, passages: list[str], response: str) -> dict[str, An
             "hallucination": cascade.policy.is_hallucination(claim.verdict),
             "check": _check_of(claim),
             "quantities": [(q.start, q.end) for q in claim.quantities],
+            "text": claim.claim, "notes": claim.notes[-2:],
         })
     return {"claims": claims, "checkable": cascade.coverage.denominator}
 
@@ -261,6 +262,34 @@ def summedits_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]])
     }
 
 
+def _show(rows: list[dict[str, Any]], results: list[dict[str, Any]], flags: int, missed: int, clean: Any) -> None:
+    """Debugging views: flagged claims of clean rows, and labelled quantity spans left unflagged."""
+    shown = 0
+    for row, res in zip(rows, results, strict=True):
+        if shown >= flags:
+            break
+        if not clean(row):
+            continue
+        for c in res["claims"]:
+            if c["hallucination"] and shown < flags:
+                shown += 1
+                print(f"[false flag] {row['id']} {c['verdict']}: {c['text'][:200]!r}\n    notes: {c['notes']}")
+    shown = 0
+    for row, res in zip(rows, results, strict=True):
+        for label in row.get("labels") or []:
+            if shown >= missed:
+                return
+            lo, hi = label["start"], label["end"]
+            if not any(ch.isdigit() for ch in row["response"][lo:hi]):
+                continue
+            if any(c["hallucination"] and c["start"] < hi and lo < c["end"] for c in res["claims"]):
+                continue
+            shown += 1
+            overlapping = [(c["verdict"], c["notes"]) for c in res["claims"] if c["start"] < hi and lo < c["end"]]
+            print(f"[missed] {row['id']} {row['response'][lo:hi][:200]!r}\n    {label.get('meta', '')[:200]!r}"
+                  f"\n    claims: {overlapping}")
+
+
 def _print(name: str, metrics: dict[str, Any]) -> None:
     print(f"\n== {name}")
     for key, value in metrics.items():
@@ -281,6 +310,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--sets", default="ragtruth,summedits", help="comma-separated: ragtruth,summedits")
     parser.add_argument("--json", type=Path, default=None, help="also write the metrics as JSON here")
+    parser.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
+    parser.add_argument("--held-out", type=int, default=1500,
+                        help="RAGTruth rows before this index are the tuning split; the rest are reported apart")
+    parser.add_argument("--show-false-flags", type=int, default=0, metavar="N",
+                        help="print N flagged claims of clean responses / consistent summaries, with notes")
+    parser.add_argument("--show-missed", type=int, default=0, metavar="N",
+                        help="print N labelled RAGTruth quantity spans that no flagged claim overlaps")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"{args.data}: data folder not found; pass --data PATH (the shared data sets)", file=sys.stderr)
@@ -289,11 +325,28 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.sets.split(","):
         started = time.perf_counter()
         if name == "ragtruth":
-            rows = ragtruth_rows(args.data, args.limit)
-            metrics = ragtruth_metrics(rows, run_all(rows, args.jobs))
+            rows = ragtruth_rows(args.data, None)
+            numbered = list(enumerate(rows))[args.offset:]
+            numbered = numbered[:args.limit] if args.limit else numbered
+            rows = [r for _, r in numbered]
+            results = run_all(rows, args.jobs)
+            metrics = ragtruth_metrics(rows, results)
+            for split, keep in (("tuning", lambda i: i < args.held_out), ("held_out", lambda i: i >= args.held_out)):
+                picked = [(r, res) for (i, r), res in zip(numbered, results) if keep(i)]
+                if picked and len(picked) < len(rows):
+                    sub = ragtruth_metrics([r for r, _ in picked], [res for _, res in picked])
+                    metrics[f"{split}_rows"] = sub["responses"]
+                    for key in ("precision", "recall", "f1", "false_flag_rate_clean", "quantity_span_recall",
+                                "absent_number_span_recall"):
+                        metrics[f"{split}_{key}"] = sub[key]
+            _show(rows, results, args.show_false_flags, args.show_missed,
+                  clean=lambda r: not r["labels"])
         elif name == "summedits":
-            rows = summedits_rows(args.data, args.limit)
-            metrics = summedits_metrics(rows, run_all(rows, args.jobs))
+            rows = summedits_rows(args.data, None)[args.offset:]
+            rows = rows[:args.limit] if args.limit else rows
+            results = run_all(rows, args.jobs)
+            metrics = summedits_metrics(rows, results)
+            _show(rows, results, args.show_false_flags, 0, clean=lambda r: r["label"] == 1)
         else:
             print(f"unknown set {name!r}; choose from ragtruth, summedits", file=sys.stderr)
             return 2

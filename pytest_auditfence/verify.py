@@ -569,7 +569,9 @@ def _placed(
     for wanted, why in ((cited, "the cited"), (allowed, "an origin rule requires")):
         if wanted is None:
             continue
-        inside = [m for m in matches if m.source in wanted]
+        # the user's own input may be restated under any citation: a figure from the question is not
+        # taken from the wrong source
+        inside = [m for m in matches if m.source in wanted or (why == "the cited" and m.kind == "input")]
         if not inside:
             m = matches[0]
             return _AtomResult(

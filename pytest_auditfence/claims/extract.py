@@ -148,18 +148,40 @@ def _normalise_name(name: str) -> str:
     return name.replace("def14a", "def 14a")
 
 
+# A quote is checkable when it is presented as someone's words: a reporting verb, a colon or a cited
+# source before it. Scare quotes, titles, the question being answered and proposed wording ("a subject
+# line such as "Application for leave"") are not citations and are not checked.
+_CITATION_CUE = re.compile(
+    r"(?i)(?:\b(?:says?|said|stat(?:es|ed)|writes?|wrote|written|not(?:es|ed)|told|tells|according\s+to|quot(?:es?|ed|ing)"
+    r"|reads?|mentions?|mentioned|explains?|explained|adds?|added|reports?|reported|describes?|described\s+(?:it|them)?\s*as"
+    r"|called\s+(?:it|them|this)|calls\s+(?:it|them|this)|warn(?:s|ed)|insists?|insisted|claims?|claimed|puts?\s+it"
+    r"|passages?\s*\d+|\[\d+\])\b[^\n\"“‘']{0,40}|:\s*)$"
+)
+_NOT_A_CITATION = re.compile(
+    r"(?i)\b(?:question|such\s+as|e\.g\.|for\s+example|for\s+instance|like|titled|entitled|named|known\s+as"
+    r"|so-called|subject(?:\s+line)?|phrase|term|word|keywords?|search(?:\s+for)?|type|enter|label(?:led)?|song"
+    r"|album|book|film|movie|show|series|slogan|motto|hashtag)\s*[:,]?\s*$"
+)
+_TRAILING_PUNCTUATION = ",.;:!?"
+
+
 def find_quotes(text: str, offset: int = 0) -> list[Quote]:
-    """Quoted passages of at least three words; apostrophes inside words are not quote marks."""
+    """Quoted passages of at least three words presented as a citation (see `_CITATION_CUE`);
+    apostrophes inside words are not quote marks, and punctuation closing the quote is left out."""
     out = []
     for m in _QUOTE.finditer(text):
         name = next(k for k in ("d", "c", "cs", "s") if m.group(k) is not None)
         s, e = m.span(name)
         while s < e and text[s].isspace():
             s += 1
-        while e > s and text[e - 1].isspace():
-            e -= 1
-        if len(text[s:e].split()) >= 3:
-            out.append(Quote(text=text[s:e], start=s + offset, end=e + offset))
+        while e > s and (text[e - 1].isspace() or text[e - 1] in _TRAILING_PUNCTUATION):
+            e -= 1  # "The Source Code," -- the comma belongs to the sentence around the quote
+        if len(text[s:e].split()) < 3:
+            continue
+        before = text[max(0, m.start() - 60):m.start()]
+        if _NOT_A_CITATION.search(before) or not _CITATION_CUE.search(before):
+            continue
+        out.append(Quote(text=text[s:e], start=s + offset, end=e + offset))
     return out
 
 

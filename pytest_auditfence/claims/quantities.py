@@ -152,7 +152,7 @@ _PREFIX = re.compile(
 _SP = r"[ \u00a0\u202f]?"
 _PERCENT = re.compile(
     _SP + r"(?:(?P<pp>(?i:percentage[ -]points?|per[ ]?cent(?:age)?[ -]points?|pp|ppts?)\b)"
-    r"|(?P<pct>%|(?i:per[ ]?cent|pct)\b)|(?P<bps>(?i:bps|bp|basis[ -]points?)\b))"
+    r"|(?P<pct>%|(?i:per[ ]?cent(?:age)?|pct)\b)|(?P<bps>(?i:bps|bp|basis[ -]points?)\b))"
 )
 _RATIO = re.compile(r"(?P<x>x\b|×)|[ \u00a0](?P<times>times\b)")
 _TEMPERATURE = re.compile(
@@ -170,6 +170,9 @@ _UNIT_WORD = re.compile(
 )
 _EMPHASIS = re.compile(r"[*_]{1,3}")
 _FRACTION = re.compile(r"/(?P<den>\d{1,3})(?![\d/])")
+_MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
+# "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
+_PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 
 
@@ -317,6 +320,17 @@ class _Parser:
                 out[-1] = prev_q
             out.append(q)
             prev_q = q
+        return self._distribute(out)
+
+    def _distribute(self, out: list[Quantity]) -> list[Quantity]:
+        """"6, 12 or 18 months", "10, 20 and 30%": bare numbers of a list take the unit of its last item."""
+        for i in range(len(out) - 2, -1, -1):
+            first, second = out[i], out[i + 1]
+            if first.kind != "number" or first.unit is not None or second.kind in ("number", "currency"):
+                continue
+            gap = self.text[first.end - self.offset:second.start - self.offset]
+            if gap and _LIST_GAP.fullmatch(gap):
+                out[i], _ = self._range(first, second)
         return out
 
     def _skip(self, end: int) -> tuple[None, int]:
@@ -374,7 +388,7 @@ class _Parser:
         in_range = (
             gap_before is not None
             and len(gap_before) <= 9
-            and (gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through"))
+            and (gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through", "-", "–", "—"))
         )
         negative = False
         if sign is not None:
@@ -423,6 +437,13 @@ class _Parser:
             den = int(fm.group("den"))
             value_num = value_num / den
             num_end = fm.end()
+        elif currency is None and "," not in num and "." not in num:
+            mixed = _MIXED_FRACTION.match(text, num_end)
+            if mixed is not None and 0 < int(mixed.group("num")) < int(mixed.group("den")):
+                # "1 1/2 hours": a whole number and a fraction are one amount
+                den = int(mixed.group("den"))
+                value_num += int(mixed.group("num")) / den
+                num_end = mixed.end()
         suffix = _suffix(text, num_end, currency)
         em = _EMPHASIS.match(text, num_end)
         if suffix.end == num_end and em is not None:
@@ -431,6 +452,12 @@ class _Parser:
             if behind.end > em.end() and (behind.kind != "currency" or behind.scale is not None or currency is None):
                 suffix = behind
         end = suffix.end
+        if suffix.kind in ("length", "mass", "duration"):
+            per = _PER_UNIT.match(text, end)
+            if per is not None:
+                unit_text = text[num_end:per.end()].strip().lower()
+                suffix = _Suffix(per.end(), "number", unit_text, scale=suffix.scale)
+                end = suffix.end
         if (label or chained_label) and suffix.kind not in ("percent", "bps"):
             self.label_end = end
             return self._skip(end)
@@ -899,9 +926,40 @@ class QuantityScanner:
                     cue = _field_cue(kv.group("key")).over(record)
                     yield from _scan_field(kv.group("value"), pos + kv.start("value"), line_no, cue, None, None)
                 else:
-                    for q in parse_quantities(line, offset=pos):
+                    for q in _parse_wrapped(text, line, pos, end):
                         yield ScannedQuantity(line_no, q)
             pos = end + 1
+
+
+# A long line cut at a space ("... bake for 20" / "  minutes or until ..."), as capture wraps lines or a
+# writer hard-wraps prose: the unit of a number at the end of a line is on the next one.
+_WRAPPED_TAIL = re.compile(r"\d[ \t]*$")
+_CONTINUATION = re.compile(r"[ \t]*(?![-*+] |\d|\|)(?P<head>[A-Za-z%°º˚][^\n]{0,40})")
+_MIN_WRAPPED_LINE = 40
+
+
+def _parse_wrapped(text: str, line: str, pos: int, end: int) -> list[Quantity]:
+    """The quantities of one line, reading a number at its end together with the start of the next line
+    when the line was wrapped there; a span that crosses the wrap is still verbatim in `text`."""
+    cont = None
+    if len(line) >= _MIN_WRAPPED_LINE and end < len(text) and _WRAPPED_TAIL.search(line):
+        cont = _CONTINUATION.match(text, end + 1)
+        if cont is not None and _KEY_VALUE.match(cont.group(0)):
+            cont = None
+    if cont is None:
+        return parse_quantities(line, offset=pos)
+    joined = line.rstrip() + " " + cont.group("head")
+    cut = len(line.rstrip())
+    out = []
+    for q in parse_quantities(joined):
+        if q.start >= cut:
+            continue  # the next line's own number: found when that line is scanned
+        if q.end <= cut:
+            out.append(q.model_copy(update={"start": q.start + pos, "end": q.end + pos}))
+            continue
+        q_end = cont.start("head") + (q.end - cut - 1)
+        out.append(q.model_copy(update={"start": q.start + pos, "end": q_end, "text": text[q.start + pos:q_end]}))
+    return out
 
 
 def _row_cue(line: str, cells: list[tuple[tuple[int, int], tuple[float | None, str | None]]]) -> _Cue:

@@ -154,7 +154,15 @@ def test_sentence_splitting(text, sentences):
         ('He said "demand remains very strong" today.', ["demand remains very strong"]),
         ("He said “demand remains very strong” today.", ["demand remains very strong"]),
         ("He said 'demand remains very strong' today.", ["demand remains very strong"]),
-        ("It's the company's 'best ever quarter' and it's fine.", ["best ever quarter"]),
+        ("He called it 'the best ever quarter' and it's fine.", ["the best ever quarter"]),
+        # not citations: scare quotes, the question answered, proposed wording, titles
+        ("It's the company's 'best ever quarter' and it's fine.", []),
+        ('The answer to the question "What does ex dividend mean?" is simple.', []),
+        ('Use a subject line such as "Application for 10 days leave."', []),
+        ('She cried at "The Notebook" and "The Source Code," said the post.', []),
+        # punctuation closing a quoted sentence is not part of the citation
+        ('Passage 3 says "the plant employs 1,800 people."', ["the plant employs 1,800 people"]),
+        ('The CEO said: "demand is strong, very strong," and left.', ["demand is strong, very strong"]),
         ("He said 'we don't see weakness' here.", ["we don't see weakness"]),
         ('A "short quote" is skipped.', []),
         ("It's Apple's and Google's year.", []),

@@ -340,3 +340,53 @@ def test_a_leading_dot_before_a_decimal_is_not_a_number() -> None:
     # found by hypothesis: ".0.0" once reached float() as ".0.0" and raised
     assert parse_quantities(".0.0") == []
     assert [q.value for q in parse_quantities("costs .5 of that")] == [0.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the unit of a range or list applies to every bare number of it
+        ("about 30 - 40 minutes", [("30", 1800.0, "duration"), ("40 minutes", 2400.0, "duration")]),
+        ("over 6, 12 or 18 months", [("6", 6 * 2629746.0, "duration"), ("12", 12 * 2629746.0, "duration"),
+                                     ("18 months", 18 * 2629746.0, "duration")]),
+        ("10, 20 and 30%", [("10", 10.0, "percent"), ("20", 20.0, "percent"), ("30%", 30.0, "percent")]),
+        ("3 kids and 5 km", [("3", 3.0, "number"), ("5 km", 5.0, "length")]),
+        ("cook 1 1/2 hours", [("1 1/2 hours", 5400.0, "duration")]),
+        ("45 percentage chance", [("45 percentage", 45.0, "percent")]),
+        # a unit per another unit is a rate: "1 m/s^2" is not one metre
+        ("an acceleration of 1 m/s^2", [("1 m/s^2", 1.0, "number")]),
+    ],
+)
+def test_ranges_lists_fractions_and_rates(text, expected):
+    assert [(q.text, pytest.approx(q.value), q.kind) for q in parse_quantities(text)] == expected
+
+
+def test_rate_does_not_match_the_plain_unit():
+    assert not quantities_match(q("1 m/s^2"), q("1 m"))
+    assert quantities_match(q("5 km/h"), q("5 km/h"))
+
+
+def test_scanner_reads_a_number_wrapped_away_from_its_unit():
+    text = "answer: preheat the oven and then bake the rolls for 20\n  minutes or until browned.\n"
+    (found,) = QuantityScanner().scan(text)
+    assert (found.quantity.kind, found.quantity.value) == ("duration", 1200.0)
+    assert text[found.quantity.start:found.quantity.end] == found.quantity.text == "20\n  minutes"
+
+
+def test_scanner_gives_declared_units_to_numeric_fields_only():
+    text = (
+        "output:\n"
+        "  note: sales rose by 12 in the year\n"  # prose: no declared reading
+        "  revenue: 2024\n"  # a numeric field: a number, not a year
+        "  fiscal_year: 2023\n"  # a date field keeps its year
+        "  units: USD millions\n"
+        "other: 7.5\n"  # outside the record that declares the units
+    )
+    found = QuantityScanner().scan(text)
+    got = [(s.quantity.text, s.quantity.kind, s.quantity.value, s.alternative) for s in found]
+    assert got == [
+        ("12", "number", 12.0, False),
+        ("2024", "number", 2024.0, False),
+        ("2024", "currency", 2024e6, True),
+        ("7.5", "number", 7.5, False),
+    ]
