@@ -42,16 +42,15 @@ def build_app(*, fabricate: bool = False) -> Any:
 
     def filings(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
         data = json.loads(get_filing.invoke({"ticker": "HALV"}, config=config))
-        text = (f"Filing note: revenue was ${data['revenue_usd_millions']:,} million and net income "
-                f"${data['net_income_usd_millions']} million in FY2024.")
-        if fabricate:
-            text += " The company has 4,100 employees."
-        return {"messages": [AIMessage(content=text)]}
+        notes = [AIMessage(content=f"Filing note: revenue was ${data['revenue_usd_millions']:,} million and "
+                                   f"net income ${data['net_income_usd_millions']} million in FY2024.")]
+        if fabricate:  # nothing the filing tool returned mentions staff
+            notes.append(AIMessage(content="Staff note: the company has 4,100 employees."))
+        return {"messages": notes}
 
     def writer(state: MessagesState) -> dict[str, Any]:
-        notes = {m.content.split(":", 1)[0]: m.content.split(":", 1)[1].strip()
-                 for m in state["messages"] if isinstance(m, AIMessage)}
-        lines = ["# HALV research note", "", f"- {notes['Price note']}", f"- {notes['Filing note']}"]
+        notes = sorted(m.content.split(":", 1)[1].strip() for m in state["messages"] if isinstance(m, AIMessage))
+        lines = ["# HALV research note", "", *(f"- {note}" for note in notes)]
         if fabricate:
             lines.append("- Diluted EPS reached $9.75 in FY2024.")
         lines += ["", "We remain constructive on the name."]
@@ -78,3 +77,26 @@ def capture_run(trace_dir: Path, *, fabricate: bool = False) -> str:
     snap.set_report(report)
     snap.finalize()
     return report
+
+
+def capture_broken_run(trace_dir: Path) -> None:
+    """A run whose price feed fails mid-way: the capture is left marked incomplete (a recorded fact)."""
+
+    @tool
+    def get_prices(ticker: str) -> str:
+        """A price feed that is down."""
+        raise ConnectionError(f"price feed unavailable for {ticker}")
+
+    def prices(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=get_prices.invoke({"ticker": "HALV"}, config=config))]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("prices", prices)
+    graph.add_edge(START, "prices")
+    app = graph.compile()
+    try:
+        with Snapshot(trace_dir) as snap:
+            app.invoke({"messages": [("user", "Write a research note on HALV")]}, config=snap.config())
+    except ConnectionError:
+        return
+    raise AssertionError("the broken run was expected to raise ConnectionError")
