@@ -328,6 +328,11 @@ class _Auditor:
         if unit is None:
             sinks = self._sinks()
             records = [f for s in sinks for f in self._outputs(s)]
+            if not records:
+                # No graph node produced output (tools captured with wrap/capture, artifacts): the report
+                # was written straight from the captured raw data.
+                records = self.manifest.raw_files()
+                sinks = sorted({f.node for f in records})
             unit = self.units[REPORT_NODE] = self._unit("report", REPORT_NODE, sinks, records)
         return unit
 
