@@ -16,7 +16,6 @@ from pytest_auditfence.html import entry_for_cascade
 from pytest_auditfence.report import FenceReport, TestEntry
 
 ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"  # gitignored; CI keeps what the browser tests leave here
 
 
 def _traced_app() -> ModuleType:
