@@ -14,11 +14,11 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, str] = {
     # capture
     "Snapshot": "pytest_auditfence.snapshot",
-    "capture": "pytest_auditfence.capture.wrap",
-    "wrap": "pytest_auditfence.capture.wrap",
-    "instrument_graph": "pytest_auditfence.capture.wrap",
-    "import_debug_events": "pytest_auditfence.capture.importers",
-    "import_run_tree": "pytest_auditfence.capture.importers",
+    "capture": "pytest_auditfence.capturing.wrap",
+    "wrap": "pytest_auditfence.capturing.wrap",
+    "instrument_graph": "pytest_auditfence.capturing.wrap",
+    "import_debug_events": "pytest_auditfence.capturing.importers",
+    "import_run_tree": "pytest_auditfence.capturing.importers",
     "Manifest": "pytest_auditfence.manifest",
     "NodeRecord": "pytest_auditfence.manifest",
     "FileRecord": "pytest_auditfence.manifest",
@@ -76,8 +76,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     )
     from pytest_auditfence.audit.cascade import Cascade, FenceGroup, Passport, audit_cascade_sync
     from pytest_auditfence.audit.policy import Policy
-    from pytest_auditfence.capture.importers import import_debug_events, import_run_tree
-    from pytest_auditfence.capture.wrap import capture, instrument_graph, wrap
+    from pytest_auditfence.capturing.importers import import_debug_events, import_run_tree
+    from pytest_auditfence.capturing.wrap import capture, instrument_graph, wrap
     from pytest_auditfence.claims.extract import extract_claims
     from pytest_auditfence.claims.quantities import parse_quantities
     from pytest_auditfence.errors import (

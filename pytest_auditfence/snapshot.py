@@ -19,8 +19,8 @@ from pytest_auditfence.manifest import INPUT_NODE, MANIFEST_NAME, CaptureLevel, 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
 
-    from pytest_auditfence.capture.handler import CaptureHandler
-    from pytest_auditfence.capture.recorder import Recorder
+    from pytest_auditfence.capturing.handler import CaptureHandler
+    from pytest_auditfence.capturing.recorder import Recorder
 
 _ARTIFACT_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-/]*$")
 
@@ -51,7 +51,7 @@ class Snapshot:
             )
         if isinstance(wrap_at, bool) or not isinstance(wrap_at, int) or wrap_at < 20:
             raise AuditFenceError(f"Snapshot(wrap_at=...) must be an int >= 20, got {wrap_at!r}; the default is 400.")
-        from pytest_auditfence.capture.recorder import make_redactor
+        from pytest_auditfence.capturing.recorder import make_redactor
 
         self._trace_dir = Path(trace_dir)
         self._redactor = make_redactor(redact)
@@ -73,8 +73,8 @@ class Snapshot:
     def recorder(self) -> Recorder:
         """The write path of this snapshot (prepares the folder on first use)."""
         if self._recorder_obj is None:
-            from pytest_auditfence.capture.recorder import Recorder
-            from pytest_auditfence.capture.store import prepare_trace_dir
+            from pytest_auditfence.capturing.recorder import Recorder
+            from pytest_auditfence.capturing.store import prepare_trace_dir
 
             prepare_trace_dir(self._trace_dir, replace=self._replace)
             self._recorder_obj = Recorder(self._trace_dir, self._redactor)
@@ -84,7 +84,7 @@ class Snapshot:
     def handler(self) -> CaptureHandler:
         """The LangChain callback handler that records into this snapshot."""
         if self._handler_obj is None:
-            from pytest_auditfence.capture.handler import CaptureHandler
+            from pytest_auditfence.capturing.handler import CaptureHandler
 
             self._handler_obj = CaptureHandler(self.recorder)
         return self._handler_obj
@@ -123,7 +123,7 @@ class Snapshot:
 
     def wrap(self, tools: Any) -> Any:
         """`capture.wrap(tools, self)`: record every call of plain functions or LangChain tools."""
-        from pytest_auditfence.capture.wrap import wrap
+        from pytest_auditfence.capturing.wrap import wrap
 
         return wrap(tools, self)
 
@@ -183,8 +183,8 @@ class Snapshot:
         rec.flush()
         if self._manifest is not None and rec.journal.events == self._finalized_seq:
             return self._manifest
-        from pytest_auditfence.capture.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
-        from pytest_auditfence.capture.topology import materialize
+        from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
+        from pytest_auditfence.capturing.topology import materialize
         from pytest_auditfence.manifest import JOURNAL_NAME
 
         problems = [*([self._run_error] if self._run_error else []), *rec.failures]

@@ -379,29 +379,37 @@ class _Auditor:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
         return index
 
-    def _hop(self, atom_claim: ClaimRecord, unit: AuditUnit, seen: frozenset[str]) -> ClaimRecord | None:
+    def _hop(self, atom_claim: ClaimRecord, whole: ClaimRecord, unit: AuditUnit,
+             seen: frozenset[str]) -> ClaimRecord | None:
         """Check an atom at one unit: raw data first, then the outputs of upstream nodes not yet on the
-        path (a loop must not lead back), then both together (a figure derived from raw and upstream)."""
+        path (a loop must not lead back), then both together (a figure derived from raw and upstream).
+
+        The atom alone is tried first; failing that, the whole claim, whose other figures tell the verifier
+        where a derived figure's operands stand ("$198 million (operating margin 16.0%)"): if the whole
+        claim holds at this unit, so does each of its atoms."""
         from pytest_auditfence.verify import verify_claim
 
         raw = [s for s in unit.sources if s.kind in RAW_FILE_KINDS]
         upstream = [s for s in unit.sources if s.kind not in RAW_FILE_KINDS and s.node not in seen]
+        candidates = [atom_claim] if whole is atom_claim else [atom_claim, whole]
         for part in (raw, upstream, raw + upstream if raw and upstream else []):
             if not part:
                 continue
-            checked = verify_claim(atom_claim, unit.fence, self._index(part))
-            if checked.verdict in COVERED_VERDICTS and checked.evidence:
-                return checked
+            index = self._index(part)
+            for candidate in candidates:
+                checked = verify_claim(candidate, unit.fence, index)
+                if checked.verdict in COVERED_VERDICTS and checked.evidence:
+                    return checked
         return None
 
-    def trace_atom(self, atom_claim: ClaimRecord) -> _AtomTrace:
+    def trace_atom(self, atom_claim: ClaimRecord, whole: ClaimRecord | None = None) -> _AtomTrace:
         """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
         best_dead_end: tuple[int, list[ChainLink], str] | None = None
 
         def visit(unit: AuditUnit, links: list[ChainLink], seen: frozenset[str],
                   derived: list[str]) -> _AtomTrace | None:
             nonlocal best_dead_end
-            checked = self._hop(atom_claim, unit, seen)
+            checked = self._hop(atom_claim, whole or atom_claim, unit, seen)
             if checked is None:
                 depth = len(links)
                 if best_dead_end is None or depth > best_dead_end[0]:
@@ -454,7 +462,9 @@ class _Auditor:
             return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=Verdict.UNVERIFIABLE,
                                          links=[self._report_link(claim)])
 
-        traces = [self.trace_atom(atom) for atom in _atoms(claim)]
+        atoms = _atoms(claim)
+        whole = claim if len(atoms) > 1 else None
+        traces = [self.trace_atom(atom, whole) for atom in atoms]
         raw = self._check(claim, self.raw_unit())
         notes = list(raw.notes)
         dead = [t for t in traces if not t.reached_raw]

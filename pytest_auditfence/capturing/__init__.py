@@ -9,11 +9,11 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    "capture": "pytest_auditfence.capture.wrap",
-    "wrap": "pytest_auditfence.capture.wrap",
-    "instrument_graph": "pytest_auditfence.capture.wrap",
-    "import_debug_events": "pytest_auditfence.capture.importers",
-    "import_run_tree": "pytest_auditfence.capture.importers",
+    "capture": "pytest_auditfence.capturing.wrap",
+    "wrap": "pytest_auditfence.capturing.wrap",
+    "instrument_graph": "pytest_auditfence.capturing.wrap",
+    "import_debug_events": "pytest_auditfence.capturing.importers",
+    "import_run_tree": "pytest_auditfence.capturing.importers",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -22,7 +22,7 @@ __all__ = sorted(_EXPORTS)
 def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)
     if module_name is None:
-        raise AttributeError(f"module 'pytest_auditfence.capture' has no attribute {name!r}")
+        raise AttributeError(f"module 'pytest_auditfence.capturing' has no attribute {name!r}")
     value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value

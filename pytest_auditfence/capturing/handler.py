@@ -13,7 +13,7 @@ from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 
-from pytest_auditfence.capture.recorder import NO_CONTENT, Recorder
+from pytest_auditfence.capturing.recorder import NO_CONTENT, Recorder
 
 END_NODE = "__end__"
 START_NODE = "__start__"

@@ -56,7 +56,7 @@ def import_debug_events(
 
     Pass the compiled `graph` when you have it: its static edges then decide who fed whom exactly;
     without it, a node is taken to be fed by the nodes of the step before it."""
-    from pytest_auditfence.capture.handler import static_structure
+    from pytest_auditfence.capturing.handler import static_structure
 
     snap = _snapshot(trace_dir, redact, replace)
     handler = snap.handler

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_auditfence.capture.store import BlobStore, JournalWriter
+from pytest_auditfence.capturing.store import BlobStore, JournalWriter
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.manifest import JOURNAL_NAME
 from pytest_auditfence.redact import Redactor

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_auditfence.capture.store import sha256_text
+from pytest_auditfence.capturing.store import sha256_text
 from pytest_auditfence.manifest import (
     INPUT_NODE,
     REPORT_NAME,
