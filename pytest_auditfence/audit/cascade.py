@@ -489,7 +489,7 @@ class _Auditor:
         verdict, rule_note = self._origin_rules(claim, verdict, traces)
         if rule_note:
             notes.append(rule_note)
-        links = _dedupe([lk for t in traces for lk in t.links])
+        links = _ordered_links(traces)
         if verdict in COVERED_VERDICTS:
             introduced_by = None
         elif introduced_by is None:
@@ -758,6 +758,18 @@ def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:
 def _origin_of_unbacked(traces: list[_AtomTrace]) -> str | None:
     dead = sorted(t.introduced_by for t in traces if t.introduced_by)
     return dead[0] if dead else None
+
+
+def _ordered_links(traces: list[_AtomTrace]) -> list[ChainLink]:
+    """All atoms' paths as one chain that reads from the report down: the report, then intermediate
+    nodes hop by hop (the nearer the report, the earlier), then the raw sources."""
+    ranked: list[tuple[int, int, ChainLink]] = []
+    for trace in traces:
+        for depth, link in enumerate(trace.links):
+            tier = 0 if link.kind == "report" else 2 if link.kind in RAW_FILE_KINDS else 1
+            ranked.append((tier, depth, link))
+    ranked.sort(key=lambda item: (item[0], item[1]))  # stable: atoms keep their order within a tier
+    return _dedupe([link for _, _, link in ranked])
 
 
 def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> str | None:

@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from pytest_auditfence import Snapshot
+from audit_pipelines import capture_financial
 from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -32,17 +32,6 @@ def load_example(relative: str) -> ModuleType:
 @pytest.fixture(scope="session")
 def financial() -> ModuleType:
     return load_example("financial/financial_app.py")
-
-
-def capture_financial(financial: ModuleType, trace_dir: Path, *, fabricate: bool) -> tuple[Snapshot, str]:
-    snap = Snapshot(trace_dir)
-    result = financial.build_app(fabricate=fabricate).invoke(
-        {"messages": [("user", "Write a research note on HALV")]}, config=snap.config()
-    )
-    report = result["messages"][-1].content
-    snap.set_report(report)
-    snap.finalize()
-    return snap, report
 
 
 @pytest.fixture(scope="module")

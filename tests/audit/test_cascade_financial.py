@@ -95,7 +95,7 @@ def test_specialist_fabrication_chain_stops_at_the_specialist(fabricated_audit) 
 def test_json_export_reloads_equal_and_is_byte_stable(fabricated_audit, financial: ModuleType, tmp_path: Path) -> None:
     from pytest_auditfence.audit.cascade import audit_cascade_sync
 
-    from conftest import capture_financial
+    from audit_pipelines import capture_financial
 
     _, _, cascade = fabricated_audit
     again = Cascade.from_json(cascade.to_json())
