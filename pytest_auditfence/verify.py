@@ -536,6 +536,9 @@ def _check_quantity(
     matches = find_atom(q, index)
     if matches:
         return _placed(q.text, matches, cited, index, None)
+    restated = _restated(claim, q, index)
+    if restated is not None:
+        return restated
     pool = _pool(claim, q, index, near_lines)
     derived = _derive(q, [o for _, o in pool[:DERIVE_POOL]], index)
     if derived is not None:
@@ -553,6 +556,49 @@ def _check_quantity(
                 note=f"{q.text} contradicted: the same subject has {observed.text!r} in {index.sources[o.file].path}",
             )
     return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
+
+
+# A restatement in other units may be rounded the way people round conversions (350 °F is "175 °C" in
+# every cookbook, 176.7 exactly): up to this fraction of the value, beyond both figures' precision.
+CONVERSION_SLACK = 0.015
+_CONVERTIBLE = ("temperature", "length", "mass", "duration")
+
+
+def _restated(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> _AtomResult | None:
+    """'350°F (175°C)', '65-75°F (18-24°C)': a figure in parentheses that restates the figure just before
+    it in other units is derived from that figure, when that one is in the sources."""
+    if claim.kind == "table_row" or q.kind not in _CONVERTIBLE:
+        return None
+    text = claim.claim
+    at = q.start - claim.start
+    opening = text.rfind("(", max(0, at - 30), at)
+    if opening < 0 or ")" in text[opening:at]:
+        return None
+    closing = text.find(")", at)
+    if closing < 0:
+        return None
+    quantities = _claims_api().parse_quantities(text, offset=claim.start)
+    inside = [o for o in quantities if opening < o.start - claim.start < closing]
+    before = [o for o in quantities if o.end - claim.start <= opening][-len(inside):] if inside else []
+    if len(before) != len(inside) or not text[before[-1].end - claim.start:opening].strip() == "":
+        return None
+    position = next((i for i, o in enumerate(inside) if o.start == q.start), None)
+    if position is None:
+        return None
+    original = before[position]
+    if original.kind != q.kind or original.unit == q.unit:
+        return None
+    slack = max(q.tolerance + original.tolerance, CONVERSION_SLACK * abs(original.value))
+    if abs(q.value - original.value) > slack:
+        return None
+    matches = find_atom(original, index)
+    if not matches:
+        return None
+    m = matches[0]
+    f = next(i for i, src in enumerate(index.sources) if src.path == m.source)
+    formula = f"{original.text} = {q.text} (unit conversion)"
+    return _AtomResult(q.text, Verdict.DERIVED, [(f, m.offset, m.offset + len(m.text))],
+                       note=f"{q.text} derived: {formula}", formula=formula)
 
 
 def _span_of(index: SourceIndex, o: _Observed) -> tuple[int, int, int]:

@@ -170,6 +170,34 @@ _UNIT_WORD = re.compile(
 )
 _EMPHASIS = re.compile(r"[*_]{1,3}")
 _FRACTION = re.compile(r"/(?P<den>\d{1,3})(?![\d/])")
+_UNIT_NUMBER_WORDS = {
+    w: i for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen".split()
+    )
+}
+_TEN_WORDS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i >= 2}
+_NUMBER_WORDS = re.compile(
+    r"(?i)\b(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(list(_UNIT_NUMBER_WORDS)[1:10])
+    + r"))?|" + "|".join(sorted(_UNIT_NUMBER_WORDS, key=len, reverse=True)) + r")(?:\s+hundred)?\b"
+)
+
+
+def _word_value(words: str) -> float | None:
+    parts = re.split(r"[- \t\n]+", words.lower())
+    hundred = parts[-1] == "hundred"
+    if hundred:
+        parts = parts[:-1]
+    total = 0
+    for part in parts:
+        if part in _TEN_WORDS:
+            total += _TEN_WORDS[part]
+        elif part in _UNIT_NUMBER_WORDS:
+            total += _UNIT_NUMBER_WORDS[part]
+        else:
+            return None
+    return float(total * 100 if hundred else total)
+
 _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 # "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
 _PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
@@ -280,10 +308,12 @@ class _Parser:
     """One pass over a text: mask spans, candidate numbers, suffixes, ranges."""
 
     def __init__(
-        self, text: str, scale_context: float | None, unit_context: str | None, offset: int, years: bool = True
+        self, text: str, scale_context: float | None, unit_context: str | None, offset: int, years: bool = True,
+        words: bool = False,
     ):
         self.text = text
         self.years = years
+        self.words = words
         self.scale_context = scale_context
         self.unit_context = unit_context
         self.offset = offset
@@ -320,7 +350,44 @@ class _Parser:
                 out[-1] = prev_q
             out.append(q)
             prev_q = q
+        if self.words:
+            spelled = self._spelled()
+            if spelled:
+                out = sorted([*out, *spelled], key=lambda x: x.start)
         return self._distribute(out)
+
+    def _spelled(self) -> list[Quantity]:
+        """Numbers written as words that carry a unit, percent or scale ("six hours", "two to three days",
+        "five percent", "two million"); a bare "one" or "two" is prose, not a quantity."""
+        text = self.text
+        found: list[tuple[int, int, float, _Suffix | None]] = []
+        for m in _NUMBER_WORDS.finditer(text):
+            value = _word_value(m.group(0))
+            if value is None:
+                continue
+            suffix = _suffix(text, m.end(), None)
+            found.append((m.start(), m.end(), value, suffix if suffix.end > m.end() else None))
+        out: list[Quantity] = []
+        for i, (start, end, value, suffix) in enumerate(found):
+            if suffix is None and i + 1 < len(found) and found[i + 1][3] is not None:
+                if _LIST_GAP.fullmatch(text, end, found[i + 1][0]):
+                    suffix = found[i + 1][3]
+                    suffix = _Suffix(end, suffix.kind, suffix.unit, suffix.factor, suffix.offset, suffix.scale)
+            if suffix is None or suffix.kind == "number" and suffix.scale is None:
+                continue
+            if suffix.kind == "currency" and suffix.scale is None and suffix.unit is None:
+                continue
+            scale = suffix.scale if suffix.scale is not None else 1.0
+            factor = suffix.factor * (0.01 if suffix.kind == "bps" and suffix.factor == 1.0 else 1.0)
+            kind = suffix.kind
+            unit = suffix.unit if kind != "currency" else (suffix.unit or "USD")
+            q = Quantity.model_construct(
+                text=text[start:suffix.end], start=start + self.offset, end=suffix.end + self.offset,
+                value=value * scale * factor + suffix.offset, kind=kind, unit=unit, scale=scale,
+                tolerance=0.5 * scale * abs(factor), negative=False,
+            )
+            out.append(q)
+        return out
 
     def _distribute(self, out: list[Quantity]) -> list[Quantity]:
         """"6, 12 or 18 months", "10, 20 and 30%": bare numbers of a list take the unit of its last item."""
@@ -570,17 +637,20 @@ def parse_quantities(
     unit_context: str | None = None,
     offset: int = 0,
     years: bool = True,
+    words: bool = False,
 ) -> list[Quantity]:
     """Every quantity in `text`, in order, with spans shifted by `offset`.
 
     `scale_context` / `unit_context` come from a table header or caption ("(in millions)" -> 1e6,
     "($M)" -> 1e6 and "USD", "Margin (%)" -> "%"); they apply to numbers that carry no scale or unit.
     `years=False` reads a bare 1800-2100 as a number, for a numeric field ("revenue: 2024").
+    `words=True` also reads spelled-out numbers that carry a unit ("six hours", "two to three days"):
+    sources say it that way, and a report's "6 hours" is then the same figure.
     """
     _require_text(text, "parse_quantities(text=...)")
     if not text:
         return []
-    return _Parser(text, scale_context, unit_context, offset, years).run()
+    return _Parser(text, scale_context, unit_context, offset, years, words).run()
 
 
 # --------------------------------------------------------------------------------------------------
@@ -947,11 +1017,11 @@ def _parse_wrapped(text: str, line: str, pos: int, end: int) -> list[Quantity]:
         if cont is not None and _KEY_VALUE.match(cont.group(0)):
             cont = None
     if cont is None:
-        return parse_quantities(line, offset=pos)
+        return parse_quantities(line, offset=pos, words=True)
     joined = line.rstrip() + " " + cont.group("head")
     cut = len(line.rstrip())
     out = []
-    for q in parse_quantities(joined):
+    for q in parse_quantities(joined, words=True):
         if q.start >= cut:
             continue  # the next line's own number: found when that line is scanned
         if q.end <= cut:

@@ -136,3 +136,35 @@ def test_passage_reference_resolves_after_the_rendered_arguments(verdict_of) -> 
     by_kind = {r.kind: r for r in claim.references}
     assert resolve_reference(by_kind["passage"], verdict_of.index) == ["tools/retrieve/r1.read_passage.2.txt"]
     assert resolve_reference(by_kind["named"], verdict_of.index) == ["tools/filings/r1.get_income_statement.1.txt"]
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Operating expenses were $2,031 million, about 410 °F (210 °C) hot.",  # 410 °F is in no source
+        "The plant employs 1,800 people (about 2,000 people).",  # the same unit: not a conversion
+    ],
+)
+def test_parenthetical_restatement_needs_its_original_in_the_sources(verdict_of, sentence) -> None:
+    assert verdict_of(sentence).verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
+
+
+def test_parenthetical_unit_conversion_is_derived_from_the_figure_before_it(tmp_path: Path) -> None:
+    root = tmp_path / "trace"
+    (root / "tools").mkdir(parents=True)
+    (root / "tools" / "recipe.txt").write_text(
+        "passage 1: Preheat the oven to 350 degrees F and roast the ribs at 65-75 degrees F for six hours.\n",
+        encoding="utf-8",
+    )
+    sources = [Source.from_file(root, "tools/recipe.txt", node="retrieve", kind="tool_call", label="read_passage")]
+    index = SourceIndex.build(root, sources)
+
+    def judge(sentence: str) -> Verdict:
+        (claim,) = extract_claims(sentence)
+        return verify_claim(claim, Fence(root, sources, sentence, name="u"), index).verdict
+
+    assert judge("Preheat the oven to 350°F (175°C).") is Verdict.DERIVED  # cookbook rounding of 176.7
+    # each end converts within both figures' precision (a direct match); "six hours" is in words
+    assert judge("Roast at 65-75°F (18-24°C) for 6 hours.") in (Verdict.VERIFIED, Verdict.DERIVED)
+    assert judge("Preheat the oven to 350°F (190°C).") in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)  # wrong
+    assert judge("Preheat the oven to 375°F (190°C).") is Verdict.CONTRADICTED  # the oven has 350 in the source
