@@ -38,6 +38,7 @@ class _Graph:
     edges: set[tuple[str, str]] | None
     subgraph_nodes: frozenset[str]
     input_blob: str | None
+    level: str = CaptureLevel.INSTRUMENTED.value  # an imported run's input is as trustworthy as the import
     ok: bool | None = None
     error: str | None = None
     key: tuple[Any, ...] = ()
@@ -109,6 +110,7 @@ class _Builder:
             run=run, seq=e["seq"], owner=_meta(e, "task"),
             edges=None if edges is None else {(str(a), str(b)) for a, b in edges},
             subgraph_nodes=frozenset(e.get("subgraph_nodes") or ()), input_blob=e.get("blob"),
+            level=e.get("level") or CaptureLevel.INSTRUMENTED.value,
         )
 
     def _on_graph_end(self, e: dict[str, Any]) -> None:
@@ -342,6 +344,7 @@ def materialize(
     for number, graph in enumerate(roots, start=1):
         write(f"input/r{number}.txt", value(graph.input_blob), kind="input", node=INPUT_NODE, round=number)
         kinds[INPUT_NODE] = "input"
+        node_levels[INPUT_NODE].add(graph.level)
 
     tasks = sorted((t for t in b.tasks.values() if t.local != START_NODE), key=lambda t: t.key)
     for task in tasks:

@@ -110,6 +110,7 @@ def test_import_debug_events_of_fan_out_with_subgraph(tmp_path):
     ]
     node = m.node("research/search")
     assert (node.capture_level, node.trust_cap) == (CaptureLevel.LOG_STRUCTURED, 0.85)
+    assert {n.capture_level for n in m.nodes} == {CaptureLevel.LOG_STRUCTURED}  # the input node too
     assert "summarize saw" in (tmp_path / "t/nodes/research/summarize/r1.output.txt").read_text()
 
 
