@@ -181,9 +181,14 @@ def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 _DIGIT_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
-def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
+def _quantity_span(span: str) -> bool:
+    """A labelled span counts for quantity-span recall when it holds a quantity other than a small bare number."""
     from pytest_auditfence.claims.quantities import parse_quantities
 
+    return any(q.kind != "number" or abs(q.value) >= 10 for q in parse_quantities(span))
+
+
+def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
     tp = fp = fn = tn = 0
     clean = flagged_clean = 0
     clean_by_check: Counter[str] = Counter()
@@ -206,8 +211,7 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
         passages = "\n".join(row["passages"])
         for label in row["labels"]:
             span = row["response"][label["start"]:label["end"]]
-            quantities = [q for q in parse_quantities(span) if q.kind != "number" or abs(q.value) >= 10]
-            if not quantities:
+            if not _quantity_span(span):
                 continue
             span_total += 1
             lo, hi = label["start"], label["end"]
@@ -280,7 +284,7 @@ def _show(rows: list[dict[str, Any]], results: list[dict[str, Any]], flags: int,
             if shown >= missed:
                 return
             lo, hi = label["start"], label["end"]
-            if not any(ch.isdigit() for ch in row["response"][lo:hi]):
+            if not _quantity_span(row["response"][lo:hi]):
                 continue
             if any(c["hallucination"] and c["start"] < hi and lo < c["end"] for c in res["claims"]):
                 continue
