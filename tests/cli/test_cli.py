@@ -276,3 +276,32 @@ def test_unwritable_output_is_an_input_error(cli, captured, tmp_path):
 def test_written_paths_are_relative_to_the_working_folder(cli, captured, tmp_path: Path):
     assert cli("audit", captured["clean"], "--html", "deep/er/page.html").returncode == 0
     assert (tmp_path / "deep" / "er" / "page.html").is_file()
+
+
+def test_progress_is_shown_on_a_terminal_without_asking(captured, tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run([str(Path(sys.executable).parent / "auditfence"), "audit", str(captured["clean"])], cwd=tmp_path, stderr=follower,
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True, timeout=120)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                data = os.read(leader, 4096)
+            except OSError:  # the terminal is drained and closed
+                break
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(leader)
+    terminal = b"".join(chunks).decode("utf-8")
+    assert done.returncode == 0
+    assert "auditfence: auditing 4 claim(s) of report.md over 4 node(s)" in terminal
+    assert "auditfence: audit finished in " in terminal
+    assert "auditfence:" not in done.stdout
