@@ -177,11 +177,11 @@ _UNIT_NUMBER_WORDS = {
     )
 }
 _TEN_WORDS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i >= 2}
+# matched on the lower-cased text (same offsets) except where lowering changes the length
 _NUMBER_WORDS = re.compile(
-    r"(?i)\b(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(list(_UNIT_NUMBER_WORDS)[1:10])
+    r"\b(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(list(_UNIT_NUMBER_WORDS)[1:10])
     + r"))?|" + "|".join(sorted(_UNIT_NUMBER_WORDS, key=len, reverse=True)) + r")(?:\s+hundred)?\b"
 )
-
 
 def _word_value(words: str) -> float | None:
     parts = re.split(r"[- \t\n]+", words.lower())
@@ -361,7 +361,10 @@ class _Parser:
         "five percent", "two million"); a bare "one" or "two" is prose, not a quantity."""
         text = self.text
         found: list[tuple[int, int, float, _Suffix | None]] = []
-        for m in _NUMBER_WORDS.finditer(text):
+        lowered = text.lower()
+        if len(lowered) != len(text):
+            lowered = text  # a few characters change length when lowered: read only lower-case words there
+        for m in _NUMBER_WORDS.finditer(lowered):
             value = _word_value(m.group(0))
             if value is None:
                 continue
