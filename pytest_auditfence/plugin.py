@@ -6,6 +6,7 @@ snapshots live in modules that never import pytest and are imported here only wh
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from collections.abc import Callable, Iterator
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
     from pytest_auditfence.report import BaselineComparison, FenceReport, TestEntry
 
 WORKEROUTPUT_KEY = "auditfence_entries"
+CASSETTES_WORKEROUTPUT_KEY = "auditfence_cassettes"
+# (name, value) in the call report's user_properties (so it survives xdist) of a test stopped by a miss.
+CASSETTE_MISS_PROPERTY = ("fence_error", "cassette-miss")
 HTML_WRITER_MODULE = "pytest_auditfence.html"  # must offer write_html(report: FenceReport, path: Path)
 
 # CLI option dest -> setting name; only these settings have a command-line layer.
@@ -39,6 +43,23 @@ class _SessionState:
     report: Any = None
     comparison: Any = None
     gate_lines: list[str] = field(default_factory=list)
+    cassettes: _CassetteUse = field(default_factory=lambda: _CassetteUse())
+
+
+@dataclass
+class _CassetteUse:
+    """What the drift check needs: the cassette folder, the cassettes that served a call, which tests
+    each wholly collected fenced module holds, and which tests did not pass (their files are not judged)."""
+
+    folder: str | None = None  # ini fence_cassette_dir, relative to the rootdir
+    used: set[str] = field(default_factory=set)  # resolved paths of cassettes that played or recorded
+    module_items: dict[str, set[str]] = field(default_factory=dict)  # module node id -> item node ids
+    whole_modules: set[str] = field(default_factory=set)  # modules whose own collect report was seen
+    fenced_items: set[str] = field(default_factory=set)
+    module_paths: dict[str, str] = field(default_factory=dict)
+    modules: dict[str, dict[str, Any]] = field(default_factory=dict)  # wholly selected fenced modules
+    not_passed: set[str] = field(default_factory=set)
+    lines: list[str] = field(default_factory=list)
 
 
 _STATE = pytest.StashKey[_SessionState]()
@@ -69,7 +90,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fence-md-summary", dest="fence_md_summary", metavar="PATH", default=None,
                     help="write a markdown table of fenced tests to PATH (e.g. $GITHUB_STEP_SUMMARY)")
     group.addoption("--fence-record-mode", dest="fence_record_mode", default=None, choices=RECORD_MODES,
-                    help=f"cassette record mode for LLM audits: {', '.join(RECORD_MODES)} "
+                    help=f"record mode of the per-test cassettes every HTTP call of a fenced test (the app's and "
+                         f"the auditor's) replays from: {', '.join(RECORD_MODES)} "
                          f"(default: ini fence_record_mode, else none = replay only)")
     group.addoption("--fence-html", dest="fence_html", metavar="PATH", default=None,
                     help="write a self-contained HTML page of every fenced test's evidence chains to PATH")
@@ -89,10 +111,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", fence_settings.marker_signature())
     try:
         ini = fence_settings.parse_ini({key: config.getini(key) for key in fence_settings.INI_HELP})
+        cassette_folder = fence_settings.parse_cassette_dir(config.getini(fence_settings.CASSETTE_DIR_INI))
     except SettingsError as exc:
         raise pytest.UsageError(str(exc)) from None
     cli = {name: getattr(config.option, dest, None) for dest, name in _CLI_SETTINGS.items()}
-    config.stash[_STATE] = _SessionState(ini=ini, cli=cli)
+    config.stash[_STATE] = _SessionState(ini=ini, cli=cli, cassettes=_CassetteUse(folder=cassette_folder))
     config.pluginmanager.register(DefaultHooks(), "auditfence-defaults")
     if not _is_worker(config):
         config.pluginmanager.register(_ReportTracker(config.stash[_STATE]), "auditfence-tracker")
@@ -168,6 +191,60 @@ def _check_fenced_item(item: pytest.Item) -> list[str]:
         ]
     item.stash[_MARKER_KWARGS] = kwargs
     return []
+
+
+# -- collection: which fenced modules were collected whole (for the unused-cassette check) ----------
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if not report.passed:
+        return
+    use = _cassette_use_of(report)
+    if use is None:
+        return
+    for node in report.result:
+        if isinstance(node, pytest.Module):
+            continue
+        module = node.nodeid.partition("::")[0]
+        if isinstance(node, pytest.Item):
+            use.module_items.setdefault(module, set()).add(node.nodeid)
+            use.module_paths.setdefault(module, str(node.path))
+            if node.get_closest_marker(MARKER_NAME) is not None:
+                use.fenced_items.add(node.nodeid)
+        if "::" not in report.nodeid and report.nodeid == module:
+            # A module's own report exists only when the module was collected whole, not picked by node id.
+            use.whole_modules.add(module)
+
+
+def _cassette_use_of(report: pytest.CollectReport) -> _CassetteUse | None:
+    # Collect reports carry no config; every node of the report's result does.
+    for node in report.result:
+        state = node.config.stash.get(_STATE, None)
+        return None if state is None else state.cassettes
+    return None
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    state = session.config.stash.get(_STATE, None)
+    if state is None:
+        return
+    use = state.cassettes
+    selected = {item.nodeid for item in session.items}
+    from pytest_auditfence.cassettes import cassette_path
+
+    root = session.config.rootpath
+    for module in sorted(use.whole_modules):
+        items = use.module_items.get(module, set())
+        if not items or not items <= selected or not items & use.fenced_items:
+            continue
+        module_file = Path(use.module_paths[module])
+        folder = root / use.folder if use.folder else None
+        use.modules[module] = {
+            "folder": str(cassette_path(f"{module}::t", module_file, folder).parent),
+            "tests": {nodeid: {"fenced": nodeid in use.fenced_items,
+                               "cassette": str(cassette_path(nodeid, module_file, folder).resolve())}
+                      for nodeid in sorted(items)},
+        }
 
 
 # -- fixtures ----------------------------------------------------------------------------------------
@@ -259,11 +336,58 @@ def _run_audit(item: pytest.Item, settings: FenceSettings, snap: Any, final_docu
 
     if settings.mode != "llm":
         return audit()
-    from pytest_auditfence.cassettes import cassette_path, use_cassette
-
-    # Every LLM call of an audit replays from the test's cassette (record only when asked to).
-    with use_cassette(cassette_path(item.nodeid, Path(item.path)), settings.record_mode, test_nodeid=item.nodeid):
+    # Every LLM call of an audit replays from the test's cassette (record only when asked to); in a
+    # marked test that cassette is already open for the body, and is reused.
+    with _test_cassette(item, settings.record_mode):
         return audit()
+
+
+# -- cassettes: one per test, open for the body and the audit of marked tests ------------------------
+
+
+def _cassette_file(item: pytest.Item) -> Path:
+    from pytest_auditfence.cassettes import cassette_path
+
+    folder = item.config.stash[_STATE].cassettes.folder
+    return cassette_path(item.nodeid, Path(item.path), item.config.rootpath / folder if folder else None)
+
+
+@contextlib.contextmanager
+def _test_cassette(item: pytest.Item, record_mode: str) -> Iterator[None]:
+    """The test's cassette (or a suite's already active one, e.g. pytest-recording's) around the block."""
+    from pytest_auditfence.cassettes import use_cassette
+
+    config = item.config
+    filters = [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
+    with use_cassette(_cassette_file(item), record_mode, test_nodeid=item.nodeid, extra_filters=filters) as cassette:
+        try:
+            yield
+        finally:
+            if cassette.play_count or cassette.dirty:
+                config.stash[_STATE].cassettes.used.add(str(Path(cassette.path).resolve()))
+
+
+def _fail_on_cassette_miss(item: pytest.Item, miss: BaseException) -> None:
+    """A miss means the recording is out of date, not that the claims are untraceable: an ERROR."""
+    __tracebackhide__ = True
+    message = str(miss)
+    _audit_error(item, item.stash.get(_SETTINGS, None), message, raise_later=False)
+    item.user_properties.append(CASSETTE_MISS_PROPERTY)
+    pytest.fail(message, pytrace=False)
+
+
+def _is_cassette_miss(exc: BaseException) -> bool:
+    from pytest_auditfence.audit.llm import find_cassette_miss
+
+    return find_cassette_miss(exc) is not None
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    if report.when == "call" and report.failed and any(
+        tuple(p) == CASSETTE_MISS_PROPERTY for p in report.user_properties
+    ):
+        return "error", "E", "ERROR"
+    return None
 
 
 @pytest.fixture
@@ -383,6 +507,8 @@ def _audit_marked(item: pytest.Item) -> None:
             )
         cascade = _run_audit(item, settings, snap, None, item.stash.get(_LLM, None))
     except Exception as exc:  # fail closed: any failure to audit is an audit error, never a pass
+        if _is_cassette_miss(exc):
+            raise  # reported by pytest_runtest_call, with the re-record command
         _audit_error(item, settings, f"fence audit error ({type(exc).__name__}): {exc}")
         return
     if not cascade.complete:
@@ -413,17 +539,35 @@ class _NothingToAudit(Exception):
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     if _MARKER_KWARGS not in item.stash:
         return (yield)
-    try:
-        result = yield
-    except (pytest.skip.Exception, pytest.xfail.Exception):
-        raise
-    except BaseException as exc:
-        if isinstance(exc, Exception):
-            _audit_error(item, item.stash.get(_SETTINGS, None),
-                         f"the test body raised {type(exc).__name__} before the audit; nothing was audited",
-                         raise_later=False)  # the body's own failure is the report; no second error
-        raise
-    _audit_marked(item)
+    from pytest_auditfence.cassettes import translate_misses
+    from pytest_auditfence.errors import CassetteMissError
+
+    settings = item.stash.get(_SETTINGS, None)
+    miss: CassetteMissError | None = None
+    result = None
+    # One cassette for the whole test: the app's own model calls in the body and the auditor's after it.
+    with _test_cassette(item, settings.record_mode if settings else fence_settings.DEFAULTS.record_mode):
+        try:
+            with translate_misses(item.nodeid):
+                result = yield
+        except CassetteMissError as exc:
+            miss = exc
+        except (pytest.skip.Exception, pytest.xfail.Exception):
+            raise
+        except BaseException as exc:
+            if isinstance(exc, Exception):
+                _audit_error(item, settings,
+                             f"the test body raised {type(exc).__name__} before the audit; nothing was audited",
+                             raise_later=False)  # the body's own failure is the report; no second error
+            raise
+        else:
+            try:
+                with translate_misses(item.nodeid):
+                    _audit_marked(item)
+            except CassetteMissError as exc:
+                miss = exc
+    if miss is not None:  # raised outside the cassette block, so the miss is not chained to it
+        _fail_on_cassette_miss(item, miss)
     return result
 
 
@@ -447,6 +591,8 @@ class _ReportTracker:
         self.state = state
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not report.passed:
+            self.state.cassettes.not_passed.add(report.nodeid)
         if report.when != "teardown":
             return
         self.state.ran.add(report.nodeid)
@@ -467,6 +613,36 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         )
         return
     state.entries.extend(TestEntry.model_validate_json(text) for text in output[WORKEROUTPUT_KEY])
+    cassettes = output.get(CASSETTES_WORKEROUTPUT_KEY) or {}
+    state.cassettes.used.update(cassettes.get("used", ()))
+    state.cassettes.modules.update(cassettes.get("modules", {}))
+
+
+def unused_cassette_lines(use: _CassetteUse, ran: set[str], rootdir: Path) -> list[str]:
+    """One line per cassette file that no test used, in the folders of wholly run fenced modules.
+
+    A file named after a test that is not fenced (e.g. pytest-recording's) or that did not pass is
+    left unjudged: it may be someone else's, or its test stopped before its calls.
+    """
+    lines = []
+    for module, info in sorted(use.modules.items()):
+        tests = info["tests"]
+        if not set(tests) <= ran:
+            continue
+        unjudged = {t["cassette"] for nodeid, t in tests.items() if not t["fenced"] or nodeid in use.not_passed}
+        folder = Path(info["folder"])
+        files = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+        for file in files:
+            resolved = str(file.resolve())
+            if resolved in use.used or resolved in unjudged:
+                continue
+            try:
+                shown = file.resolve().relative_to(rootdir.resolve()).as_posix()
+            except ValueError:
+                shown = file.name
+            lines.append(f"unused cassette: {shown} (no test of {module} replayed or recorded it; "
+                         f"delete it if its test is gone, or re-record)")
+    return lines
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
@@ -476,7 +652,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     if _is_worker(config):
         config.workeroutput[WORKEROUTPUT_KEY] = [e.model_dump_json() for e in state.entries]  # type: ignore[attr-defined]
+        config.workeroutput[CASSETTES_WORKEROUTPUT_KEY] = {  # type: ignore[attr-defined]
+            "used": sorted(state.cassettes.used), "modules": state.cassettes.modules,
+        }
         return
+    state.cassettes.lines = unused_cassette_lines(state.cassettes, state.ran, config.rootpath)
     opt = config.option
     wanted = opt.fence_report or opt.fence_baseline or opt.fence_md_summary or opt.fence_html
     if not (state.entries or state.problems or state.fenced_seen or wanted):
@@ -527,9 +707,9 @@ def _compare(report: FenceReport, path: str, state: _SessionState) -> BaselineCo
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if state is None or _is_worker(config) or state.report is None:
+    if state is None or _is_worker(config):
         return
-    lines = state.report.lines() + state.gate_lines
+    lines = (state.report.lines() + state.gate_lines if state.report is not None else []) + state.cassettes.lines
     if not lines:
         return
     terminalreporter.write_sep("-", "auditfence")

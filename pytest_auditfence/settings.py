@@ -126,8 +126,42 @@ INI_HELP: dict[str, str] = {
         f"default max_hallucinations of the fence marker (claims, >= 0, default {DEFAULTS.max_hallucinations})"
     ),
     "fence_mode": f"default mode of the fence marker: {' or '.join(MODES)} (default {DEFAULTS.mode})",
-    "fence_record_mode": f"cassette record mode: {', '.join(RECORD_MODES)} (default {DEFAULTS.record_mode})",
+    "fence_record_mode": (
+        f"record mode of the cassettes that every HTTP call of a fenced test replays from: "
+        f"{', '.join(RECORD_MODES)} (default {DEFAULTS.record_mode} = replay only)"
+    ),
+    "fence_cassette_dir": (
+        "folder of the fenced tests' cassettes, relative to the rootdir (<dir>/<test module path>/<test>.yaml); "
+        "default: cassettes/<module name>/ next to each test module"
+    ),
 }
+CASSETTE_DIR_INI = "fence_cassette_dir"
+
+
+def parse_cassette_dir(text: str) -> str | None:
+    """The ini `fence_cassette_dir` checked: a folder inside the rootdir, as a relative POSIX path; None if unset.
+
+    Absolute paths and paths that climb out of the rootdir are refused: cassettes are committed with
+    the suite, and a cassette path in a report or a re-record command must mean the same on every machine.
+    """
+    raw = (text or "").strip()
+    if not raw:
+        return None
+    posix = raw.replace("\\", "/")
+    parts = [p for p in posix.split("/") if p not in ("", ".")]
+    problem = None
+    if posix.startswith("/") or (len(raw) > 1 and raw[1] == ":"):
+        problem = "is absolute"
+    elif ".." in parts:
+        problem = "climbs out of the rootdir with '..'"
+    elif not parts:
+        problem = "names no folder"
+    if problem:
+        raise SettingsError(
+            f"ini option {CASSETTE_DIR_INI} = {raw!r} {problem}; give a folder relative to the rootdir, "
+            f"e.g. {CASSETTE_DIR_INI} = tests/cassettes (or leave it unset for cassettes/ next to each test module)"
+        )
+    return "/".join(parts)
 
 
 def marker_signature() -> str:
