@@ -367,11 +367,12 @@ def _test_cassette(item: pytest.Item, record_mode: str) -> Iterator[None]:
                 config.stash[_STATE].cassettes.used.add(str(Path(cassette.path).resolve()))
 
 
-def _fail_on_cassette_miss(item: pytest.Item, miss: BaseException) -> None:
+def _fail_on_cassette_miss(item: pytest.Item, miss: BaseException, *, record: bool) -> None:
     """A miss means the recording is out of date, not that the claims are untraceable: an ERROR."""
     __tracebackhide__ = True
     message = str(miss)
-    _audit_error(item, item.stash.get(_SETTINGS, None), message, raise_later=False)
+    if record:  # a marked test's report entry says audit-error
+        _audit_error(item, item.stash.get(_SETTINGS, None), message, raise_later=False)
     item.user_properties.append(CASSETTE_MISS_PROPERTY)
     pytest.fail(message, pytrace=False)
 
@@ -537,12 +538,15 @@ class _NothingToAudit(Exception):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    if _MARKER_KWARGS not in item.stash:
+    marked = _MARKER_KWARGS in item.stash
+    settings = item.stash.get(_SETTINGS, None)
+    # A test without the marker whose fence settings say mode="llm" (fence_config) audits with
+    # fence_audit(): its app calls must replay from the same cassette as that audit's.
+    if not marked and (settings is None or settings.mode != "llm"):
         return (yield)
     from pytest_auditfence.cassettes import translate_misses
     from pytest_auditfence.errors import CassetteMissError
 
-    settings = item.stash.get(_SETTINGS, None)
     miss: CassetteMissError | None = None
     result = None
     # One cassette for the whole test: the app's own model calls in the body and the auditor's after it.
@@ -555,7 +559,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         except (pytest.skip.Exception, pytest.xfail.Exception):
             raise
         except BaseException as exc:
-            if isinstance(exc, Exception):
+            if marked and isinstance(exc, Exception):
                 _audit_error(item, settings,
                              f"the test body raised {type(exc).__name__} before the audit; nothing was audited",
                              raise_later=False)  # the body's own failure is the report; no second error
@@ -563,11 +567,12 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
         else:
             try:
                 with translate_misses(item.nodeid):
-                    _audit_marked(item)
+                    if marked:
+                        _audit_marked(item)
             except CassetteMissError as exc:
                 miss = exc
     if miss is not None:  # raised outside the cassette block, so the miss is not chained to it
-        _fail_on_cassette_miss(item, miss)
+        _fail_on_cassette_miss(item, miss, record=marked)
     return result
 
 
