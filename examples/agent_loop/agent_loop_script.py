@@ -9,8 +9,7 @@ Owns `FINAL_ANSWER` (with its planted claim), the agent's tool-calling script an
 
 from __future__ import annotations
 
-from pytest_auditfence.testing import ChatRequest, Reply, ToolCall
-from pytest_auditfence.testing.auditor_rules import AuditorRule, ClaimPlan, ReviewPlan
+from pytest_auditfence.testing import AuditorRule, ChatRequest, ClaimPlan, Reply, ReviewPlan, ToolCall
 
 TICKER = "HALV"
 QUESTION = f"Brief me on {TICKER}: fundamentals, recent news and what analysts expect."

@@ -5,6 +5,7 @@ Point any OpenAI client (e.g. LangChain's `ChatOpenAI(base_url=server.base_url)`
 
 from __future__ import annotations
 
+from pytest_auditfence.testing.auditor_rules import AuditorRule, ClaimPlan, ReviewPlan
 from pytest_auditfence.testing.replies import (
     ChatRequest,
     RecordedRequest,
@@ -16,9 +17,12 @@ from pytest_auditfence.testing.replies import (
 from pytest_auditfence.testing.server import Rule, ScriptedOpenAIServer
 
 __all__ = [
+    "AuditorRule",
     "ChatRequest",
+    "ClaimPlan",
     "RecordedRequest",
     "Reply",
+    "ReviewPlan",
     "Rule",
     "ScriptError",
     "ScriptedOpenAIServer",
