@@ -12,6 +12,7 @@ from typing import Any
 from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langgraph.types import Command, Send
 
 from pytest_auditfence.capturing.recorder import NO_CONTENT, Recorder
 
@@ -24,8 +25,8 @@ _GRAPH_FRAME_DEPTH = 12
 def namespaced_name(checkpoint_ns: str | None, node: str) -> str:
     """'research:<task id>|search:<task id>' -> 'research/search'; numeric segments (a repeated call of a
     subgraph inside one node) and task ids are dropped so names are stable across runs."""
-    if not checkpoint_ns:
-        return node
+    if not checkpoint_ns or "|" not in checkpoint_ns:
+        return node  # a top-level node ('write:<task id>'): the hot path of every node start
     parts = [seg.split(":", 1)[0] for seg in checkpoint_ns.split("|") if seg and not seg.isdigit()]
     return "/".join(parts) or node
 
@@ -81,8 +82,6 @@ def static_structure(graph: Any) -> dict[str, Any]:
 
 def _routes(value: Any) -> list[str] | None:
     """Targets named by a branch function's or Command's routing value, or None if it is not one."""
-    from langgraph.types import Send
-
     if isinstance(value, Send):
         return [value.node]
     if isinstance(value, str):
@@ -102,8 +101,8 @@ def _routes(value: Any) -> list[str] | None:
 
 def _command_parts(output: Any) -> tuple[Any, list[str]]:
     """Split a node output into (state update, Command goto targets)."""
-    from langgraph.types import Command
-
+    if isinstance(output, dict):
+        return output, []
     if isinstance(output, Command):
         return output.update, _routes(output.goto) or []
     if isinstance(output, list | tuple) and any(isinstance(o, Command) for o in output):
