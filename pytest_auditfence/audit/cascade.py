@@ -210,28 +210,31 @@ class FenceGroup:
         return _Auditor(manifest, trace_dir, final_document, policy, extractor).run()
 
 
+class _AuditLoop:
+    """One long-lived event loop, in a daemon thread, for every synchronous audit of the process.
+
+    A chat model may cache clients per event loop (langchain-openai keeps one async HTTP client per
+    base_url); a fresh `asyncio.run` per audit would close the loop under that client, and the second
+    LLM audit of a test would fail with "Event loop is closed"."""
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def get(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None or cls._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="auditfence-audit-loop", daemon=True).start()
+                cls._loop = loop
+            return cls._loop
+
+
 def audit_cascade_sync(**kwargs: Any) -> Cascade:
-    """`FenceGroup.audit_cascade` for synchronous callers; safe inside a running event loop."""
-    coro = FenceGroup.audit_cascade(**kwargs)
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    # Inside a running loop (an async test): run the audit on a private loop in a worker thread.
-    outcome: dict[str, Any] = {}
-
-    def runner() -> None:
-        try:
-            outcome["value"] = asyncio.run(coro)
-        except BaseException as exc:  # re-raised in the caller's thread
-            outcome["error"] = exc
-
-    thread = threading.Thread(target=runner, name="auditfence-audit")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
+    """`FenceGroup.audit_cascade` for synchronous callers, also from inside a running event loop (an
+    async test): the audit runs on the package's own long-lived loop and this call waits for it."""
+    future = asyncio.run_coroutine_threadsafe(FenceGroup.audit_cascade(**kwargs), _AuditLoop.get())
+    return future.result()
 
 
 # --------------------------------------------------------------------------------------------------

@@ -232,3 +232,17 @@ def test_a_custom_extractor_decides_which_claims_the_agents_see(lanes: tuple[Pat
         cascade = asyncio.run(audit(lanes, extractor=without_competitors)(chat_model(server.base_url)))
     assert [c.id for c in cascade.claims if c.verdict_source == "llm"] == ["c004", "c005", "c007"]
     assert all(u.claims != ["c007", "c008"] for u in cascade.result.llm.units)
+
+
+def test_two_sync_llm_audits_in_one_process_share_a_live_model(lanes: tuple[Path, str]) -> None:
+    # langchain-openai caches its async HTTP client per base_url; a closed event loop under it broke the
+    # second audit of a test ("Event loop is closed") before audits shared one long-lived loop.
+    from pytest_auditfence.audit.cascade import audit_cascade_sync
+
+    trace, document = lanes
+    with ScriptedOpenAIServer(rule=AuditorRule(HONEST)) as server:
+        llm = chat_model(server.base_url)
+        first = audit_cascade_sync(trace_dir=trace, final_document=document, llm=llm)
+        second = audit_cascade_sync(trace_dir=trace, final_document=document, llm=llm)
+    assert first.complete and second.complete, (first.errors, second.errors)
+    assert first.to_json() == second.to_json()
