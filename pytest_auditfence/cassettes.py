@@ -264,6 +264,41 @@ def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str,
     return before_record_response
 
 
+def _guard_secrets(cassette: Cassette, extra_filters: Sequence[TextFilter]) -> None:
+    """Add our secret filters to a cassette someone else configured (pytest-recording's), after theirs.
+
+    Credential headers are dropped and secrets in bodies and header values redacted before anything is
+    written, so secrets never reach a cassette of a fenced test; their matching is left alone (the port
+    stays in the URI)."""
+    theirs_request, theirs_response = cassette._before_record_request, cassette._before_record_response
+    if getattr(theirs_request, "auditfence_guarded", False):
+        return
+    redactor = _redactor(extra_filters)
+    ours_response = _response_filter(redactor)
+
+    def before_record_request(request: Request) -> Request | None:
+        request = theirs_request(request)
+        if request is None:
+            return None
+        request.headers = {
+            name: redactor.text(value) if isinstance(value, str) else value
+            for name, value in request.headers.items()
+            if name.lower() not in DROPPED_REQUEST_HEADERS
+        }
+        text = _as_text(request.body)
+        if text:
+            request.body = _redact_body(text, redactor).encode("utf-8")
+        return request
+
+    def before_record_response(response: dict[str, Any]) -> dict[str, Any] | None:
+        response = theirs_response(response)
+        return None if response is None else ours_response(response)
+
+    before_record_request.auditfence_guarded = True  # type: ignore[attr-defined]
+    cassette._before_record_request = before_record_request
+    cassette._before_record_response = before_record_response
+
+
 # vcrpy wiring ------------------------------------------------------------------------------------
 def _check_record_mode(record_mode: str) -> str:
     if record_mode not in RECORD_MODES:
@@ -370,6 +405,7 @@ def use_cassette(
     """
     current = active_cassette()
     if current is not None:
+        _guard_secrets(current, extra_filters)
         with translate_misses(test_nodeid):
             yield current
         return
