@@ -43,6 +43,7 @@ class _SessionState:
     report: Any = None
     comparison: Any = None
     gate_lines: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # "<what> written to <path>" lines for the summary
     cassettes: _CassetteUse = field(default_factory=lambda: _CassetteUse())
 
 
@@ -676,12 +677,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state.report = report
     if opt.fence_report:
         report.write(opt.fence_report)
+        state.written.append(f"fence report (JSON) written to {opt.fence_report}")
     if opt.fence_md_summary:
         Path(opt.fence_md_summary).write_text(report.markdown(), encoding="utf-8")
+        state.written.append(f"fence summary (markdown) written to {opt.fence_md_summary}")
     if opt.fence_html:
         import importlib
 
         importlib.import_module(HTML_WRITER_MODULE).write_html(report, Path(opt.fence_html))
+        state.written.append(f"HTML evidence chains written to {Path(opt.fence_html).resolve().as_uri()}")
     failed = not report.complete
     if opt.fence_update_baseline:
         if report.complete:
@@ -715,6 +719,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if state is None or _is_worker(config):
         return
     lines = (state.report.lines() + state.gate_lines if state.report is not None else []) + state.cassettes.lines
+    lines += state.written
     if not lines:
         return
     terminalreporter.write_sep("-", "auditfence")

@@ -159,6 +159,8 @@ def test_fence_html_option_writes_the_same_page_serially_and_under_xdist(pyteste
     pytester.syspathinsert()
     serial = pytester.runpytest("-p", "no:xdist", "--fence-html=out/serial.html", "--fence-report=serial.json")
     serial.assert_outcomes(passed=1, failed=1)
+    serial.stdout.fnmatch_lines(["fence report (JSON) written to serial.json",
+                                 f"HTML evidence chains written to {(pytester.path / 'out' / 'serial.html').as_uri()}"])
     parallel = pytester.runpytest("-n", "2", "--fence-html=out/parallel.html", "--fence-report=parallel.json")
     parallel.assert_outcomes(passed=1, failed=1)
     page = (pytester.path / "out" / "serial.html").read_text(encoding="utf-8")
