@@ -26,7 +26,6 @@ WORKEROUTPUT_KEY = "auditfence_entries"
 CASSETTES_WORKEROUTPUT_KEY = "auditfence_cassettes"
 # (name, value) in the call report's user_properties (so it survives xdist) of a test stopped by a miss.
 CASSETTE_MISS_PROPERTY = ("fence_error", "cassette-miss")
-HTML_WRITER_MODULE = "pytest_auditfence.html"  # must offer write_html(report: FenceReport, path: Path)
 
 # CLI option dest -> setting name; only these settings have a command-line layer.
 _CLI_SETTINGS = {"fence_record_mode": "record_mode", "fence_trace_dir": "trace_dir"}
@@ -135,14 +134,6 @@ def _check_report_options(config: pytest.Config) -> None:
             f"--fence-baseline: {opt.fence_baseline} does not exist. Create it from a good run with: "
             f"pytest --fence-baseline={opt.fence_baseline} --fence-update-baseline"
         )
-    if opt.fence_html:
-        import importlib.util
-
-        if importlib.util.find_spec(HTML_WRITER_MODULE) is None:
-            raise pytest.UsageError(
-                f"--fence-html={opt.fence_html}: the HTML report writer ({HTML_WRITER_MODULE}) is not part of "
-                f"this pytest-auditfence version; use --fence-report=PATH for the JSON report instead"
-            )
 
 
 # -- collection: validate every fence marker up front ----------------------------------------------
@@ -682,9 +673,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         Path(opt.fence_md_summary).write_text(report.markdown(), encoding="utf-8")
         state.written.append(f"fence summary (markdown) written to {opt.fence_md_summary}")
     if opt.fence_html:
-        import importlib
+        from pytest_auditfence.html import write_html
 
-        importlib.import_module(HTML_WRITER_MODULE).write_html(report, Path(opt.fence_html))
+        write_html(report, Path(opt.fence_html))
         state.written.append(f"HTML evidence chains written to {Path(opt.fence_html).resolve().as_uri()}")
     failed = not report.complete
     if opt.fence_update_baseline:

@@ -129,18 +129,6 @@ def test_missing_baseline_and_update_without_path_are_usage_errors(pytester):
     no_path.stderr.fnmatch_lines(["ERROR: --fence-update-baseline needs the file to write: add --fence-baseline=PATH*"])
 
 
-def test_html_option_fails_clearly_while_the_writer_is_not_available(pytester):
-    import importlib.util
-
-    if importlib.util.find_spec("pytest_auditfence.html") is not None:
-        pytest.skip("the HTML writer exists; its own tests cover --fence-html")
-    pytester.makepyfile("def test_a():\n    pass\n")
-    result = pytester.runpytest("--fence-html=out.html")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --fence-html=out.html: the HTML report writer (pytest_auditfence.html) is not "
-                                 "part of this pytest-auditfence version*"])
-
-
 def test_bad_marker_is_a_collection_error_under_xdist_too(pytester):
     pytester.makepyfile(
         """
