@@ -91,9 +91,16 @@ def audit_one(question: str, passages: list[str], response: str) -> dict[str, An
             "hallucination": cascade.policy.is_hallucination(claim.verdict),
             "check": _check_of(claim),
             "quantities": [(q.start, q.end) for q in claim.quantities],
+            "quantity_texts": [q.text for q in claim.quantities if not _is_weak(q)],
             "text": claim.claim, "notes": claim.notes[-2:],
         })
     return {"claims": claims, "checkable": cascade.coverage.denominator}
+
+
+def _is_weak(q: Any) -> bool:
+    from pytest_auditfence.verify import _is_weak as weak
+
+    return bool(weak(q))
 
 
 def _check_of(claim: Any) -> str:
@@ -188,10 +195,26 @@ def _quantity_span(span: str) -> bool:
     return any(q.kind != "number" or abs(q.value) >= 10 for q in parse_quantities(span))
 
 
+def _digits_present(text: str, sources: str) -> bool:
+    flat = sources.replace(",", "")
+    return all(d.replace(",", "") in flat for d in _DIGIT_NUMBER.findall(text))
+
+
+def _number_presence(claim: dict[str, Any], sources: str) -> str:
+    """'present' when every digit string of the claim's checked quantities stands verbatim in the sources
+    (passages and input), 'absent' when one does not, 'no_number' for a claim without checked quantities."""
+    texts = [t for t in claim.get("quantity_texts", []) if _DIGIT_NUMBER.search(t)]
+    if not texts:
+        return "no_number"
+    return "present" if all(_digits_present(t, sources) for t in texts) else "absent"
+
+
 def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
     tp = fp = fn = tn = 0
     clean = flagged_clean = 0
     clean_by_check: Counter[str] = Counter()
+    flag_presence: Counter[str] = Counter()
+    flag_rules: Counter[str] = Counter()
     span_total = span_hit = 0
     absent_total = absent_hit = 0
     errors = [r for r in results if "error" in r]
@@ -203,12 +226,19 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
         fp += predicted and not hallucinated
         fn += (not predicted) and hallucinated
         tn += (not predicted) and (not hallucinated)
+        passages = "\n".join(row["passages"])
         if not hallucinated:
             clean += 1
             flagged_clean += predicted
             for check in {c["check"] for c in flagged}:
                 clean_by_check[check] += 1
-        passages = "\n".join(row["passages"])
+            if flagged:
+                kinds = {_number_presence(c, passages + "\n" + row["question"]) for c in flagged}
+                kind = "absent" if "absent" in kinds else "present" if "present" in kinds else "no_number"
+                flag_presence[kind] += 1
+                for c in flagged:
+                    if _number_presence(c, passages + "\n" + row["question"]) == kind:
+                        flag_rules[f"{kind}: {c['check']} {c['verdict']}"] += 1
         for label in row["labels"]:
             span = row["response"][label["start"]:label["end"]]
             if not _quantity_span(span):
@@ -229,6 +259,11 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
         "precision": p, "recall": r, "f1": f,
         "false_flag_rate_clean": flagged_clean / clean if clean else 0.0,
         "false_flags_by_check": {k: v / clean for k, v in sorted(clean_by_check.items())} if clean else {},
+        # a false flag is an engine error when the flagged number is in the passages or the input verbatim
+        "false_flags_number_present_in_sources": flag_presence["present"] / clean if clean else 0.0,
+        "false_flags_number_absent_from_sources": flag_presence["absent"] / clean if clean else 0.0,
+        "false_flags_without_a_number": flag_presence["no_number"] / clean if clean else 0.0,
+        "false_flag_claims_by_rule": {k: float(v) for k, v in sorted(flag_rules.items())},
         "quantity_spans": span_total, "quantity_span_recall": span_hit / span_total if span_total else 0.0,
         "absent_number_spans": absent_total,
         "absent_number_span_recall": absent_hit / absent_total if absent_total else 0.0,
@@ -314,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--sets", default="ragtruth,summedits", help="comma-separated: ragtruth,summedits")
     parser.add_argument("--json", type=Path, default=None, help="also write the metrics as JSON here")
+    parser.add_argument("--dump", type=Path, default=None,
+                        help="write every row's audited claims (RAGTruth) as JSON here, for analysis")
     parser.add_argument("--offset", type=int, default=0, help="skip the first N rows of each set")
     parser.add_argument("--held-out", type=int, default=1500,
                         help="RAGTruth rows before this index are the tuning split; the rest are reported apart")
@@ -335,6 +372,8 @@ def main(argv: list[str] | None = None) -> int:
             rows = [r for _, r in numbered]
             results = run_all(rows, args.jobs)
             metrics = ragtruth_metrics(rows, results)
+            if args.dump:
+                args.dump.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n", encoding="utf-8")
             for split, keep in (("tuning", lambda i: i < args.held_out), ("held_out", lambda i: i >= args.held_out)):
                 picked = [(r, res) for (i, r), res in zip(numbered, results) if keep(i)]
                 if picked and len(picked) < len(rows):

@@ -124,6 +124,74 @@ def content_words(text: str) -> list[str]:
     return list(seen)
 
 
+# -- subject proximity ------------------------------------------------------------------------------------
+
+# A source line up to this long is a structured field ("price: 1,234", a table row): a number on it is
+# about what the line says. In longer prose a number is only about the words of its own sentence.
+SHORT_LINE = 160
+# At most this many words either side of a number count as its sentence (run-on text has no full stops).
+PROXIMITY_WORDS = 25
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n|\s{2,}(?=\d+\s)")
+
+
+# Words about the answer itself ("based on the given passages, the answer is ..."), not its subject.
+_META_WORDS = frozenset(
+    """answer answers question questions passage passages based given provided according information mentioned
+    mention mentions states state note therefore however also context text source sources""".split()
+)
+# Words either side of a number that count as its neighbourhood even across a full stop: recipe and
+# how-to passages are runs of short steps ("1 Preheat the oven to 400 degrees. 2 Cut the potatoes ...").
+MIN_NEIGHBOURHOOD = 10
+
+
+def _key(word: str) -> str:
+    """A crude stem ('donors' ~ 'donor', 'baked' ~ 'bake', 'pre-heat' ~ 'preheat'): enough to tell the
+    same subject in two texts."""
+    word = word.replace("-", "")
+    return word[:5] if len(word) >= 5 else word.rstrip("s")
+
+
+def subject_keys(text: str) -> set[str]:
+    """Stems of the content words of `text` that can name a subject (unit, scale and meta words cannot)."""
+    units = _claims_api().UNIT_WORDS
+    return {_key(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+
+
+def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
+    """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
+    None when the number stands on a short structured line, where proximity is not asked for."""
+    a, b = loaded.line_span(loaded.line_of(start))
+    if b - a <= SHORT_LINE:
+        return None
+    text = loaded.text
+    before_all = text[max(a, start - 400):start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before_all)]
+    before = before_all[ends[-1]:] if ends else before_all
+    after_all = text[end:min(b, end + 400)]
+    stop = _SENTENCE_END.search(after_all)
+    after = after_all[: stop.start()] if stop else after_all
+    words_before = before.split()[-PROXIMITY_WORDS:]
+    if len(words_before) < MIN_NEIGHBOURHOOD:
+        words_before = before_all.split()[-MIN_NEIGHBOURHOOD:]
+    words_after = after.split()[:PROXIMITY_WORDS]
+    if len(words_after) < MIN_NEIGHBOURHOOD:
+        words_after = after_all.split()[:MIN_NEIGHBOURHOOD]
+    return subject_keys(" ".join(words_before + words_after))
+
+
+def near_subject(loaded: LoadedFile, start: int, end: int, keys: set[str], *, structured_ok: bool = True) -> bool:
+    """Does the source figure at [start, end) stand near one of the claim's subject stems? On a short
+    structured line it does unless `structured_ok` is False (then the line's own words must share one)."""
+    if not keys:
+        return True  # a claim that names no subject ('456', '$50,000 x 4% = $2,000') cannot be placed by one
+    window = _window_keys(loaded, start, end)
+    if window is None:
+        if structured_ok:
+            return True
+        window = subject_keys(loaded.line_text(loaded.line_of(start)))
+    return bool(window & keys)
+
+
 def _index_file(loaded: LoadedFile) -> FileIndex:
     """Parse the file once; the claims layer's scanner gives captions and table headers ("(in millions)")
     to the rows under them, so a source figure is read at the scale its table states."""
@@ -530,12 +598,97 @@ def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[t
     return out
 
 
+def _about_subject(claim: ClaimRecord, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
+    """The matches that stand near the claim's subject: in long prose a figure that matches by value
+    but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
+    if not matches:
+        return matches
+    keys = _claim_keys(claim)
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    return [m for m in matches
+            if near_subject(index.loaded(position[m.source]), m.offset, m.offset + len(m.text), keys)]
+
+
+def _claim_keys(claim: ClaimRecord) -> set[str]:
+    return subject_keys(claim.claim + "\n" + (claim.context or ""))
+
+
+_DEGREE_MARK = re.compile(r"[ \u00a0]?(?:[°º˚]|(?i:degrees?|deg)\b)")
+# in a source, a bare number reads as a temperature by a degree sign, a scale letter ('35 C (95 F)'),
+# or as the first end of a range whose second end has one ('18 to 20 degrees')
+_SOURCE_DEGREE = re.compile(
+    r"(?:\s?(?:-|–|to|and)\s?\d+(?:\.\d+)?)?[ \u00a0]?(?:[°º˚]|(?i:degrees?|deg)\b|[FC]\b)"
+)
+_UNIT_BEARING = ("temperature", "duration", "length", "mass")
+
+
+def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    """A figure whose unit one side leaves to the reader: '350°F' for a source's 'bake at 350°' or '62
+    degrees', '21-32 years' for 'between the ages of 21 and 32', '1 1/2 hours' for 'cook for 1 1/2', and a
+    claimed '350 degrees' for a source's '350°F'. The figure as written must be equal, and the unit-less
+    source number must carry a degree sign exactly when the claim is a temperature, be more than a small
+    whole number (or carry the sign), and stand near the claim's subject words."""
+    api = _claims_api()
+    keys = _claim_keys(claim)
+    shown, tol = api.displayed_value(q)
+    slack = tol + 1e-9 * max(1.0, abs(shown))
+    found: list[tuple[int, int, AtomMatch]] = []
+    if q.kind in _UNIT_BEARING:
+        for observed in index.near(shown, tol):
+            o = index.quantity(observed)
+            if o.kind != "number" or o.unit not in (None, "°") or o.scale != 1.0 or abs(o.value - shown) > slack:
+                continue
+            loaded = index.loaded(observed.file)
+            degree = o.unit == "°" or _SOURCE_DEGREE.match(loaded.text, o.end) is not None
+            # small whole numbers ('cook 2 more hours' for '2-3 hours') stand near any subject by chance
+            specific = abs(shown) >= WEAK_LIMIT or shown != int(shown)
+            if degree != (q.kind == "temperature") or not (specific or degree):
+                continue
+            if near_subject(loaded, o.start, o.end, keys, structured_ok=False):
+                found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    elif q.kind == "number" and q.unit in (None, "°") and q.scale == 1.0:
+        at = q.end - claim.start
+        if q.unit == "°" or (0 <= at <= len(claim.claim) and _DEGREE_MARK.match(claim.claim, at)):
+            for target in (shown, (shown - 32.0) * 5.0 / 9.0):
+                for observed in index.near(target, tol):
+                    o = index.quantity(observed)
+                    if (o.kind == "temperature" and abs(api.displayed_value(o)[0] - shown) <= slack
+                            and near_subject(index.loaded(observed.file), o.start, o.end, keys, structured_ok=False)):
+                        found.append((observed.file, o.start,
+                                      _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    found.sort(key=lambda m: (m[0], m[1]))
+    return list({(f, start): m for f, start, m in found}.values())
+
+
+def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:
+    """Is the figure, as written, anywhere in the sources (whatever it is about or whatever its unit)?"""
+    if find_atom(q, index):
+        return True
+    shown, tol = _claims_api().displayed_value(q)
+    slack = tol + 1e-9 * max(1.0, abs(shown))
+    if any(abs(_claims_api().displayed_value(index.quantity(o))[0] - shown) <= slack for o in index.near(shown, tol)):
+        return True
+    # digits the parser does not read as a quantity ('50psi', '13:0 hours') are still the same figure
+    digits = _LITERAL_NUMBER.search(q.text)
+    if digits is None:
+        return False
+    written = {digits.group(), digits.group().replace(",", "")}
+    pattern = re.compile(r"(?<![\d.,])(?:" + "|".join(map(re.escape, sorted(written))) + r")(?![\d]|[.,]\d)")
+    return any(pattern.search(index.loaded(f).text) for f in range(len(index.sources)))
+
+
+_LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
 def _check_quantity(
     claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
 ) -> _AtomResult:
-    matches = find_atom(q, index)
+    matches = _about_subject(claim, find_atom(q, index), index)
     if matches:
         return _placed(q.text, matches, cited, index, None)
+    loose = _unwritten_unit(claim, q, index)
+    if loose:
+        return _placed(q.text, loose, cited, index, None)
     restated = _restated(claim, q, index)
     if restated is not None:
         return restated
@@ -545,10 +698,14 @@ def _check_quantity(
         formula, operands = derived
         spans = [_span_of(index, o) for o in operands]
         return _AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
+    if _value_anywhere(q, index):
+        # the figure is in the sources, only not about this subject: unsupported, never contradicted
+        return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
+    keys = {_key(w) for w in _subject_words(claim, q)} - {_key(w) for w in _claims_api().UNIT_WORDS}
     for score, o in pool:
         observed = index.quantity(o)
         comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
-        if score >= 1 and comparable:
+        if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):
             return _AtomResult(
                 q.text,
                 Verdict.CONTRADICTED,
@@ -723,7 +880,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     pending = list(strong)
     # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
     for q in list(pending):
-        matches = find_atom(q, index)
+        matches = _about_subject(claim, find_atom(q, index), index)
         if matches:
             results.append(_placed(q.text, matches, cited, index, allowed))
             pending.remove(q)

@@ -1,6 +1,6 @@
 """Quantities in text: finding numbers as an analyst reads them and normalising them for comparison.
 
-Owns `parse_quantities`, `detect_scale_context`, `quantities_match` and `QuantityScanner` (bulk scans).
+Owns `parse_quantities`, `quantities_match`, `displayed_value`, `detect_scale_context`, `QuantityScanner`.
 """
 
 from __future__ import annotations
@@ -87,6 +87,12 @@ _add_units("duration", "wk", 604800.0, "decimal-time", "week", "weeks", "wk", "w
 # Months and years are not whole numbers of days: comparing them with days is a conversion.
 _add_units("duration", "mo", 2629746.0, "calendar", "month", "months")
 _add_units("duration", "yr", 31556952.0, "calendar", "year", "years", "yr", "yrs")
+
+# Words that name a unit or a scale, never a subject ("minutes" is shared by every recipe's timings).
+UNIT_WORDS: frozenset[str] = frozenset(
+    [*_UNITS, *_CURRENCY_WORDS, *_SCALE_WORDS, "degree", "degrees", "deg", "fahrenheit", "celsius", "centigrade",
+     "percent", "percentage", "inch", "inches"]
+)
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
@@ -198,6 +204,9 @@ def _word_value(words: str) -> float | None:
             return None
     return float(total * 100 if hundred else total)
 
+_VULGAR_FRACTIONS = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
+                     "⅝": (5, 8), "⅞": (7, 8)}
+_VULGAR = re.compile(r" ?(?P<f>[½¼¾⅓⅔⅛⅜⅝⅞])")
 _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 # "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
 _PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
@@ -507,6 +516,11 @@ class _Parser:
             den = int(fm.group("den"))
             value_num = value_num / den
             num_end = fm.end()
+        elif currency is None and "," not in num and "." not in num and (vm := _VULGAR.match(text, num_end)):
+            # "59½", "1 ¼ cups": a whole number and a fraction character are one amount
+            den = _VULGAR_FRACTIONS[vm.group("f")][1]
+            value_num += _VULGAR_FRACTIONS[vm.group("f")][0] / den
+            num_end = vm.end()
         elif currency is None and "," not in num and "." not in num:
             mixed = _MIXED_FRACTION.match(text, num_end)
             if mixed is not None and 0 < int(mixed.group("num")) < int(mixed.group("den")):
@@ -631,6 +645,13 @@ def _unit_factor(q: Quantity) -> float:
 
 def _unit_offset(q: Quantity) -> float:
     return -32.0 * 5.0 / 9.0 if q.kind == "temperature" and q.unit == "F" else 0.0
+
+
+def displayed_value(q: Quantity) -> tuple[float, float]:
+    """The number as written and its tolerance, before scale and unit normalisation: '350°F' -> (350, 0.5),
+    '1 1/2 hours' -> (1.5, ...), '$1.2 billion' -> (1.2, 0.05). Signs are kept."""
+    factor = (q.scale or 1.0) * _unit_factor(q)
+    return (q.value - _unit_offset(q)) / factor, q.tolerance / factor
 
 
 def parse_quantities(
