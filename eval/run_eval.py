@@ -178,6 +178,10 @@ def run_all(rows: list[dict[str, Any]], jobs: int) -> list[dict[str, Any]]:
 # metrics
 
 
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else 0.0
+
+
 def prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
@@ -209,6 +213,25 @@ def _number_presence(claim: dict[str, Any], sources: str) -> str:
     return "present" if all(_digits_present(t, sources) for t in texts) else "absent"
 
 
+def _conversion_only(span: str, before: str, passages: str) -> bool:
+    """Every number of the span missing from the passages is a unit conversion of a number of the span
+    that is present, in the span or just before it ('350°F (175°C)' over a source's '350 degrees'): by the engine's semantics such a
+    figure is `derived` (same rounding slack as the engine's rule), while RAGTruth labels it new information."""
+    from pytest_auditfence.claims.quantities import parse_quantities
+    from pytest_auditfence.verify import CONVERSION_SLACK
+
+    quantities = parse_quantities(span)
+    absent = [q for q in quantities if not _digits_present(q.text, passages)]
+    # the converted figure may stand just before a span that holds only its restatement: '425°F (218°C)'
+    present = [q for q in parse_quantities(before + span) if _digits_present(q.text, passages)]
+    if not absent:
+        return False
+    return all(any(
+        p.kind == q.kind and p.unit != q.unit and q.kind in ("temperature", "length", "mass")
+        and abs(q.value - p.value) <= max(q.tolerance + p.tolerance, CONVERSION_SLACK * abs(p.value))
+        for p in present) for q in absent)
+
+
 def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
     tp = fp = fn = tn = 0
     clean = flagged_clean = 0
@@ -217,6 +240,7 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
     flag_rules: Counter[str] = Counter()
     span_total = span_hit = 0
     absent_total = absent_hit = 0
+    conversion_spans = conversion_hit = conversion_absent = conversion_absent_hit = 0
     errors = [r for r in results if "error" in r]
     for row, res in zip(rows, results, strict=True):
         hallucinated = bool(row["labels"])
@@ -249,9 +273,15 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
             span_hit += hit
             # the naive rule's population: some number of the span is absent from the passages verbatim
             digits = [d.replace(",", "") for d in _DIGIT_NUMBER.findall(span)]
-            if any(d not in passages.replace(",", "") for d in digits):
+            absent = any(d not in passages.replace(",", "") for d in digits)
+            if absent:
                 absent_total += 1
                 absent_hit += hit
+            if _conversion_only(span, row["response"][max(0, lo - 40):lo], passages):
+                conversion_spans += 1
+                conversion_hit += hit
+                conversion_absent += absent
+                conversion_absent_hit += hit and absent
     p, r, f = prf(tp, fp, fn)
     return {
         "responses": len(rows), "hallucinated": tp + fn, "clean": clean, "errors": len(errors),
@@ -267,6 +297,11 @@ def ragtruth_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]]) 
         "quantity_spans": span_total, "quantity_span_recall": span_hit / span_total if span_total else 0.0,
         "absent_number_spans": absent_total,
         "absent_number_span_recall": absent_hit / absent_total if absent_total else 0.0,
+        # spans whose only missing numbers are unit conversions of present ones are left out here
+        "unit_conversion_only_spans": conversion_spans,
+        "quantity_span_recall_excl_conversions": _ratio(span_hit - conversion_hit, span_total - conversion_spans),
+        "absent_number_span_recall_excl_conversions": _ratio(absent_hit - conversion_absent_hit,
+                                                             absent_total - conversion_absent),
     }
 
 
@@ -380,7 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                     sub = ragtruth_metrics([r for r, _ in picked], [res for _, res in picked])
                     metrics[f"{split}_rows"] = sub["responses"]
                     for key in ("precision", "recall", "f1", "false_flag_rate_clean", "quantity_span_recall",
-                                "absent_number_span_recall"):
+                                "absent_number_span_recall", "quantity_span_recall_excl_conversions",
+                                "absent_number_span_recall_excl_conversions"):
                         metrics[f"{split}_{key}"] = sub[key]
             _show(rows, results, args.show_false_flags, args.show_missed,
                   clean=lambda r: not r["labels"])

@@ -598,15 +598,32 @@ def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[t
     return out
 
 
-def _about_subject(claim: ClaimRecord, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
+def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
     """The matches that stand near the claim's subject: in long prose a figure that matches by value
     but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
     if not matches:
         return matches
     keys = _claim_keys(claim)
     position = {s.path: f for f, s in enumerate(index.sources)}
-    return [m for m in matches
-            if near_subject(index.loaded(position[m.source]), m.offset, m.offset + len(m.text), keys)]
+    word = _word_after(claim.claim, q.end - claim.start)
+    kept = []
+    for m in matches:
+        loaded = index.loaded(position[m.source])
+        end = m.offset + len(m.text)
+        # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
+        # counts is its subject
+        if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys):
+            kept.append(m)
+    return kept
+
+
+_NEXT_WORD = re.compile(r"[ \u00a0]?([A-Za-z]{3,})")
+
+
+def _word_after(text: str, end: int) -> str | None:
+    m = _NEXT_WORD.match(text, end) if 0 <= end <= len(text) else None
+    word = m.group(1).lower() if m else None
+    return word if word and word not in STOPWORDS else None
 
 
 def _claim_keys(claim: ClaimRecord) -> set[str]:
@@ -617,7 +634,7 @@ _DEGREE_MARK = re.compile(r"[ \u00a0]?(?:[°º˚]|(?i:degrees?|deg)\b)")
 # in a source, a bare number reads as a temperature by a degree sign, a scale letter ('35 C (95 F)'),
 # or as the first end of a range whose second end has one ('18 to 20 degrees')
 _SOURCE_DEGREE = re.compile(
-    r"(?:\s?(?:-|–|to|and)\s?\d+(?:\.\d+)?)?[ \u00a0]?(?:[°º˚]|(?i:degrees?|deg)\b|[FC]\b)"
+    r"(?:\s?(?:-|–|to|and)\s?\d+(?:\.\d+)?)?[ \u00a0]?(?:[AÂ]?[°º˚]|(?i:degrees?|deg)\b|[FC]\b)"
 )
 _UNIT_BEARING = ("temperature", "duration", "length", "mass")
 
@@ -625,14 +642,15 @@ _UNIT_BEARING = ("temperature", "duration", "length", "mass")
 def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
     """A figure whose unit one side leaves to the reader: '350°F' for a source's 'bake at 350°' or '62
     degrees', '21-32 years' for 'between the ages of 21 and 32', '1 1/2 hours' for 'cook for 1 1/2', and a
-    claimed '350 degrees' for a source's '350°F'. The figure as written must be equal, and the unit-less
-    source number must carry a degree sign exactly when the claim is a temperature, be more than a small
-    whole number (or carry the sign), and stand near the claim's subject words."""
+    claimed '350 degrees' for a source's '350°F'. The figure as written must be equal; a source number
+    with a degree sign backs only a temperature; a small whole number only as the same range ('4-6 in.');
+    and the unit-less number must stand near the claim's subject words."""
     api = _claims_api()
     keys = _claim_keys(claim)
     shown, tol = api.displayed_value(q)
     slack = tol + 1e-9 * max(1.0, abs(shown))
     found: list[tuple[int, int, AtomMatch]] = []
+    partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
     if q.kind in _UNIT_BEARING:
         for observed in index.near(shown, tol):
             o = index.quantity(observed)
@@ -642,7 +660,9 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
             degree = o.unit == "°" or _SOURCE_DEGREE.match(loaded.text, o.end) is not None
             # small whole numbers ('cook 2 more hours' for '2-3 hours') stand near any subject by chance
             specific = abs(shown) >= WEAK_LIMIT or shown != int(shown)
-            if degree != (q.kind == "temperature") or not (specific or degree):
+            if degree and q.kind != "temperature":
+                continue
+            if not specific and not (partners and partners & _range_partners(loaded.text, o.start, o.end)):
                 continue
             if near_subject(loaded, o.start, o.end, keys, structured_ok=False):
                 found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
@@ -658,6 +678,28 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
                                       _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
     found.sort(key=lambda m: (m[0], m[1]))
     return list({(f, start): m for f, start, m in found}.values())
+
+
+_PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to)\s?\(?(\d+(?:\.\d+)?)")
+_PARTNER_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\)?\s?(?:-|–|to)\s?\(?$")
+
+
+def _range_partners(text: str, start: int, end: int) -> set[str]:
+    """The other end of a range a number is one end of ('4' in '4-6 inches' -> {'6'}): a small number
+    with the same partner on both sides is the same range, not a chance match."""
+    found = set()
+    after = _PARTNER_AFTER.match(text, end)
+    if after:
+        found.add("after:" + after.group(1))
+    before = _PARTNER_BEFORE.search(text, max(0, start - 12), start)
+    if before:
+        found.add("before:" + before.group(1))
+    return found
+
+
+def _locate(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    """Where a claimed figure stands in the sources about its subject, its unit written or implied."""
+    return _about_subject(claim, q, find_atom(q, index), index) or _unwritten_unit(claim, q, index)
 
 
 def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:
@@ -683,12 +725,9 @@ _LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def _check_quantity(
     claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
 ) -> _AtomResult:
-    matches = _about_subject(claim, find_atom(q, index), index)
+    matches = _locate(claim, q, index)
     if matches:
         return _placed(q.text, matches, cited, index, None)
-    loose = _unwritten_unit(claim, q, index)
-    if loose:
-        return _placed(q.text, loose, cited, index, None)
     restated = _restated(claim, q, index)
     if restated is not None:
         return restated
@@ -715,9 +754,10 @@ def _check_quantity(
     return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
 
 
-# A restatement in other units may be rounded the way people round conversions (350 °F is "175 °C" in
-# every cookbook, 176.7 exactly): up to this fraction of the value, beyond both figures' precision.
-CONVERSION_SLACK = 0.015
+# A restatement in other units may be rounded the way people round conversions (350 °F is "175 °C" or
+# "180 °C", 176.7 exactly; 400 °F is "200 °C", 204.4): up to this fraction of the value, beyond both
+# figures' precision.
+CONVERSION_SLACK = 0.025
 _CONVERTIBLE = ("temperature", "length", "mass", "duration")
 
 
@@ -748,7 +788,7 @@ def _restated(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> _AtomResul
     slack = max(q.tolerance + original.tolerance, CONVERSION_SLACK * abs(original.value))
     if abs(q.value - original.value) > slack:
         return None
-    matches = find_atom(original, index)
+    matches = _locate(claim, original, index)
     if not matches:
         return None
     m = matches[0]
@@ -880,7 +920,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     pending = list(strong)
     # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
     for q in list(pending):
-        matches = _about_subject(claim, find_atom(q, index), index)
+        matches = _about_subject(claim, q, find_atom(q, index), index)
         if matches:
             results.append(_placed(q.text, matches, cited, index, allowed))
             pending.remove(q)
