@@ -390,3 +390,20 @@ def test_scanner_gives_declared_units_to_numeric_fields_only():
         ("2024", "currency", 2024e6, True),
         ("7.5", "number", 7.5, False),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("age 59½ or older", 59.5), ("age 59 ½ or later", 59.5), ("1 ¼ cups", 1.25), ("cook 1½ hours", 5400.0)],
+)
+def test_a_fraction_character_after_a_whole_number_is_one_amount(text, value):
+    (q,) = parse_quantities(text)
+    assert q.value == pytest.approx(value)
+
+
+def test_displayed_value_undoes_scale_and_unit():
+    from pytest_auditfence.claims.quantities import displayed_value
+
+    shown = [displayed_value(q) for q in parse_quantities("350°F, 1 1/2 hours and $1.2 billion")]
+    assert [round(v, 6) for v, _ in shown] == [350.0, 1.5, 1.2]
+    assert shown[0][1] == pytest.approx(0.5) and shown[2][1] == pytest.approx(0.05)
