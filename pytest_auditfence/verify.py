@@ -96,6 +96,8 @@ class FileIndex:
     # items that are a second reading of a bare number (a declared scale or unit): matched directly,
     # never used as operands of a derivation or as a contradicting value
     alternatives: frozenset[int] = frozenset()
+    # every digit run of the file as written (with and without thousands commas), built on first use
+    literals: frozenset[str] | None = None
 
 
 class IndexCache:
@@ -714,9 +716,13 @@ def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:
     digits = _LITERAL_NUMBER.search(q.text)
     if digits is None:
         return False
-    written = {digits.group(), digits.group().replace(",", "")}
-    pattern = re.compile(r"(?<![\d.,])(?:" + "|".join(map(re.escape, sorted(written))) + r")(?![\d]|[.,]\d)")
-    return any(pattern.search(index.loaded(f).text) for f in range(len(index.sources)))
+    written = digits.group().replace(",", "")
+    for f, fi in enumerate(index.files):
+        if fi.literals is None:
+            fi.literals = frozenset(m.replace(",", "") for m in _LITERAL_NUMBER.findall(index.loaded(f).text))
+        if written in fi.literals:
+            return True
+    return False
 
 
 _LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
