@@ -506,13 +506,16 @@ class Fence:
         wanted = normalise_whitespace(evidence)
         for record in self._recent_records():
             for run in _consecutive_runs(record.hits):
-                parts = [normalise_whitespace(hit.text) for hit in run]
-                joined = " ".join(parts)
+                # blank lines inside a run hold no text: joining them would leave a double space that
+                # whitespace-normalised evidence never has
+                filled = [(hit, normalise_whitespace(hit.text)) for hit in run]
+                filled = [(hit, part) for hit, part in filled if part]
+                joined = " ".join(part for _, part in filled)
                 at = joined.find(wanted)
                 if at < 0:
                     continue
-                starts = list(accumulate((len(p) + 1 for p in parts), initial=0))
-                return run[bisect_right(starts, at) - 1]
+                starts = list(accumulate((len(part) + 1 for _, part in filled), initial=0))
+                return filled[bisect_right(starts, at) - 1][0]
         return None
 
     def _skip_pattern(self, claim: str, finding: str) -> str | None:

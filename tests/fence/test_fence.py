@@ -303,3 +303,15 @@ def test_callable_enforcement_must_be_supplied_again_on_load(trace):
 def test_root_must_be_a_folder(tmp_path: Path):
     with pytest.raises(FenceError, match="is not a folder"):
         Fence(tmp_path / "nope", [], "")
+
+
+def test_evidence_spanning_a_blank_line_is_accepted(tmp_path):
+    # a bullet list under its lead-in sentence: the evidence crosses an empty line of the file
+    (tmp_path / "answer.txt").write_text("answer:\n  The reserved area codes are:\n\n  * 456\n  * 500\n")
+    source = Source.from_file(tmp_path, "answer.txt", node="answer", kind="node_output")
+    fence = Fence(tmp_path, [source], "* 456")
+    evidence = "The reserved area codes are:\n\n  * 456"
+    assert [h.line for h in fence.search(evidence).hits] == [2, 3, 4]
+    sub = fence.submit("456", "456", evidence, "listed")
+    assert sub.accepted, sub.reason
+    assert sub.evidence_location is not None and sub.evidence_location.line == 2
