@@ -146,17 +146,36 @@ _META_WORDS = frozenset(
 MIN_NEIGHBOURHOOD = 10
 
 
+_INFLECTIONS = ("ing", "ed", "e")
+
+
 def _key(word: str) -> str:
-    """A crude stem ('donors' ~ 'donor', 'baked' ~ 'bake', 'pre-heat' ~ 'preheat'): enough to tell the
-    same subject in two texts."""
+    """A crude stem ('donors' ~ 'donor', 'baked' ~ 'bake', 'growing' ~ 'grow', 'pre-heat' ~ 'preheat'):
+    enough to tell the same subject in two texts."""
     word = word.replace("-", "")
-    return word[:5] if len(word) >= 5 else word.rstrip("s")
+    if word.endswith("s") and len(word) > 3:
+        word = word[:-1]
+    for ending in _INFLECTIONS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:5]
 
 
 def subject_keys(text: str) -> set[str]:
-    """Stems of the content words of `text` that can name a subject (unit, scale and meta words cannot)."""
+    """Stems of the content words of `text` that can name a subject (unit, scale and meta words cannot),
+    plus the initials of runs of capitalised words ('Body Mass Index' -> 'bmi'), so an abbreviation in a
+    claim finds the spelled-out subject in a source."""
     units = _claims_api().UNIT_WORDS
-    return {_key(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    keys = {_key(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    for run in _CAPITALISED_RUN.finditer(text):
+        initials = "".join(w[0] for w in run.group().split()).lower()
+        for size in range(3, len(initials) + 1):
+            keys.update(initials[i:i + size] for i in range(len(initials) - size + 1))
+    return keys
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){1,3}\b")
 
 
 def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
@@ -181,17 +200,28 @@ def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     return subject_keys(" ".join(words_before + words_after))
 
 
-def near_subject(loaded: LoadedFile, start: int, end: int, keys: set[str], *, structured_ok: bool = True) -> bool:
+def near_subject(
+    loaded: LoadedFile, start: int, end: int, keys: set[str], *, structured_ok: bool = True,
+    implied: frozenset[str] = frozenset(),
+) -> bool:
     """Does the source figure at [start, end) stand near one of the claim's subject stems? On a short
-    structured line it does unless `structured_ok` is False (then the line's own words must share one)."""
+    structured line it does unless `structured_ok` is False (then the line's own words must share one).
+    `implied`: stems the figure's own unit stands for ('68 degrees' is a temperature)."""
     if not keys:
         return True  # a claim that names no subject ('456', '$50,000 x 4% = $2,000') cannot be placed by one
+    if implied & keys:
+        return True
     window = _window_keys(loaded, start, end)
     if window is None:
         if structured_ok:
             return True
         window = subject_keys(loaded.line_text(loaded.line_of(start)))
     return bool(window & keys)
+
+
+# The subject a unit names by itself: a figure in degrees is a temperature whether or not the word stands
+# near it ('The Long Beach forecast for Apr 25 is 68 degrees and Sunny' for 'Temperature: 68 °F').
+_DIMENSION_KEYS = {"temperature": frozenset({"tempe"})}
 
 
 def _index_file(loaded: LoadedFile) -> FileIndex:
@@ -552,8 +582,10 @@ def _derive(q: Quantity, pool: list[_Observed], index: SourceIndex) -> tuple[str
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
     for a, b in permutations(pool, 2):
         qa, qb = index.quantity(a), index.quantity(b)
-        if not _same_family(qa, qb):
-            continue
+        if not _same_family(qa, qb) or qa.value == qb.value:
+            continue  # x / x = 100% and x - x = 0 say nothing about where a figure came from
+        if (qa.kind == "number" and qa.unit or qb.kind == "number" and qb.unit) and qa.unit != qb.unit:
+            continue  # '50 psi - 10 gallons' is no computation
         if q.kind == "percent":
             if qa.kind != "percent" and qa.value != 0:
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
@@ -600,6 +632,26 @@ def _pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[t
     return out
 
 
+def _operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool: list[tuple[int, _Observed]]) -> list[_Observed]:
+    """Candidate operands of a derivation: the pool first, then the figures on lines that hold the words
+    the rest of the claim names ('Net margin was 12.2%, net income divided by revenue': the operands stand
+    on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded."""
+    chosen = [o for _, o in pool[:DERIVE_POOL]]
+    if len(chosen) >= DERIVE_POOL:
+        return chosen
+    own = set(_subject_words(claim, q))
+    others = [w for w in content_words(claim.claim) if w not in own and w not in _claims_api().UNIT_WORDS]
+    seen = {(o.file, o.item) for o in chosen}
+    for _, o in index.with_words(others, limit=4 * DERIVE_POOL) if others else []:
+        if len(chosen) >= DERIVE_POOL:
+            break
+        if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or _is_weak(index.quantity(o)):
+            continue
+        seen.add((o.file, o.item))
+        chosen.append(o)
+    return chosen
+
+
 def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
     """The matches that stand near the claim's subject: in long prose a figure that matches by value
     but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
@@ -608,13 +660,14 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
     keys = _claim_keys(claim)
     position = {s.path: f for f, s in enumerate(index.sources)}
     word = _word_after(claim.claim, q.end - claim.start)
+    implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     kept = []
     for m in matches:
         loaded = index.loaded(position[m.source])
         end = m.offset + len(m.text)
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
-        if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys):
+        if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             kept.append(m)
     return kept
 
@@ -664,9 +717,11 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
             specific = abs(shown) >= WEAK_LIMIT or shown != int(shown)
             if degree and q.kind != "temperature":
                 continue
-            if not specific and not (partners and partners & _range_partners(loaded.text, o.start, o.end)):
+            if not specific and not (partners and partners & _range_partners(loaded.text, o.start, o.end)) \
+                    and not _unit_follows(loaded.text, o.end, q):
                 continue
-            if near_subject(loaded, o.start, o.end, keys, structured_ok=False):
+            implied = _DIMENSION_KEYS.get(q.kind, frozenset()) if degree else frozenset()
+            if near_subject(loaded, o.start, o.end, keys, structured_ok=False, implied=implied):
                 found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
     elif q.kind == "number" and q.unit in (None, "°") and q.scale == 1.0:
         at = q.end - claim.start
@@ -682,8 +737,19 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
     return list({(f, start): m for f, start, m in found}.values())
 
 
-_PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to)\s?\(?(\d+(?:\.\d+)?)")
-_PARTNER_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\)?\s?(?:-|–|to)\s?\(?$")
+_PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to|-to-)\s?\(?(\d+(?:\.\d+)?)")
+_PARTNER_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\)?\s?(?:-|–|to|-to-)\s?\(?$")
+# at most two words between a number and its unit: 'cook for about 2 more hours', '3 full days'
+_UNIT_AFTER_WORDS = re.compile(r"[ \u00a0]+(?:[a-z]+[ \u00a0]+){1,2}(?P<unit>[A-Za-z]+)\b")
+
+
+def _unit_follows(text: str, end: int, q: Quantity) -> bool:
+    """Does a unit word of the claimed figure's own unit follow the source number within two words?"""
+    m = _UNIT_AFTER_WORDS.match(text, end)
+    if m is None:
+        return False
+    unit = _claims_api().unit_of_word(m.group("unit"))
+    return unit is not None and unit == (q.kind, q.unit)
 
 
 def _range_partners(text: str, start: int, end: int) -> set[str]:
@@ -738,7 +804,7 @@ def _check_quantity(
     if restated is not None:
         return restated
     pool = _pool(claim, q, index, near_lines)
-    derived = _derive(q, [o for _, o in pool[:DERIVE_POOL]], index)
+    derived = _derive(q, _operands(claim, q, index, pool), index)
     if derived is not None:
         formula, operands = derived
         spans = [_span_of(index, o) for o in operands]

@@ -87,6 +87,17 @@ _add_units("duration", "wk", 604800.0, "decimal-time", "week", "weeks", "wk", "w
 # Months and years are not whole numbers of days: comparing them with days is a conversion.
 _add_units("duration", "mo", 2629746.0, "calendar", "month", "months")
 _add_units("duration", "yr", 31556952.0, "calendar", "year", "years", "yr", "yrs")
+# Speeds and pressures are told apart by their unit only (no conversion is plain enough to apply): a bare
+# number with the unit written, so '50 psi' matches '50psi' and '60 mph' matches '60 miles per hour'.
+_add_units("number", "mph", 1.0, "decimal", "mph", "miles per hour", "mile per hour", "miles an hour")
+_add_units("number", "km/h", 1.0, "decimal", "km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour")
+_add_units("number", "psi", 1.0, "decimal", "psi")
+
+def unit_of_word(word: str) -> tuple[str, str] | None:
+    """(kind, shown unit) a unit word stands for ('hours' -> ('duration', 'h')), or None."""
+    found = _UNITS.get(word.lower())
+    return (found[0], found[1]) if found else None
+
 
 # Words that name a unit or a scale, never a subject ("minutes" is shared by every recipe's timings).
 UNIT_WORDS: frozenset[str] = frozenset(
@@ -136,6 +147,7 @@ _DIGIT_LED_MASK = re.compile(
             r"(?:\d{1,3}[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
             r"\d+\.\d+\.\d+(?:\.\d+)*\b",
             r"\d+(?:st|nd|rd|th)\b",
+            r"\d+\([a-z]\)(?:\(\d+\))?",  # "401(k)", "501(c)(3)": names of plans and rules
         ]
     )
 )
@@ -164,6 +176,13 @@ _RATIO = re.compile(r"(?P<x>x\b|×)|[ \u00a0](?P<times>times\b)")
 _TEMPERATURE = re.compile(
     _SP + r"(?:[°º˚][ ]?(?P<deg>[FC])\b|(?i:degrees?|deg\.?)[ ]?(?P<deg2>F|C|(?i:fahrenheit|celsius|centigrade))\b"
     r"|(?P<word>(?i:fahrenheit|celsius|centigrade))\b|(?P<bare>[°º˚]))"
+)
+# '325A°', '350Â°': a degree sign whose UTF-8 bytes were read as Latin-1 (common in scraped web text)
+_MOJIBAKE_DEGREE = re.compile(r"[AÂ](?P<bare>[°º˚])")
+# '4-6 in. from the heat', '2 in., then': "in." is inches where no sentence starts after it
+_INCH_ABBREVIATION = re.compile(r"[ \u00a0]in\.(?=[ \u00a0]+[a-z(]|[,;)]|[ \u00a0]*(?:\n|$))")
+# '13:0 hours', '2:30 hrs': hours and minutes of one duration
+_CLOCK_DURATION = re.compile(r":(?P<min>\d{1,2})[ \u00a0]?(?:hours?|hrs?)\b"
 )
 _TEMPERATURE_ATTACHED = re.compile(r"(?P<deg>[FC])\b")
 _SCALE = re.compile(
@@ -259,7 +278,7 @@ def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
         m = _RATIO.match(text, pos)
         if m:
             return _Suffix(m.end(), "ratio", "x")
-        m = _TEMPERATURE.match(text, pos) or _TEMPERATURE_ATTACHED.match(text, pos)
+        m = _TEMPERATURE.match(text, pos) or _TEMPERATURE_ATTACHED.match(text, pos) or _MOJIBAKE_DEGREE.match(text, pos)
         if m:
             groups = m.groupdict()
             if groups.get("bare"):
@@ -284,6 +303,9 @@ def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
     after = _unit_suffix(text, pos, currency)
     if after is not None:
         return after
+    if currency is None and (m := _INCH_ABBREVIATION.match(text, pos)):
+        kind, unit, factor, _ = _UNITS["inch"]
+        return _Suffix(m.end(), kind, unit, factor)
     if currency is not None:
         return _Suffix(pos, "currency", currency)
     return _Suffix(pos)
@@ -405,7 +427,9 @@ class _Parser:
         """"6, 12 or 18 months", "10, 20 and 30%": bare numbers of a list take the unit of its last item."""
         for i in range(len(out) - 2, -1, -1):
             first, second = out[i], out[i + 1]
-            if first.kind != "number" or first.unit is not None or second.kind in ("number", "currency"):
+            if first.kind != "number" or first.unit is not None or second.kind == "currency":
+                continue
+            if second.kind == "number" and not _named_unit(second):
                 continue
             gap = self.text[first.end - self.offset:second.start - self.offset]
             if gap and _LIST_GAP.fullmatch(gap):
@@ -491,6 +515,15 @@ class _Parser:
                 return self._skip(num_end)
         if cur is not None and cur[:1].isalpha() and before.isalpha():
             return self._skip(num_end)
+        clock = _CLOCK_DURATION.match(text, num_end) if cur is None and "," not in num and "." not in num else None
+        if clock is not None and int(clock.group("min")) < 60:
+            value = (int(num) + int(clock.group("min")) / 60.0) * 3600.0
+            self.prev_end = clock.end()
+            q = Quantity.model_construct(
+                text=text[start:clock.end()], start=start + self.offset, end=clock.end() + self.offset, value=value,
+                kind="duration", unit="h", scale=1.0, tolerance=30.0, negative=False,
+            )
+            return q, clock.end()
         if num_end < len(text) and text[num_end] in ".,:" and num_end + 1 < len(text) and text[num_end + 1].isdigit():
             return self._skip(num_end + 2)  # "1,23", "8:2": not a plain number
         if len(num) - num.count(",") - num.count(".") > 18:
@@ -601,7 +634,7 @@ class _Parser:
 
     def _range(self, first: Quantity, second: Quantity) -> tuple[Quantity, Quantity]:
         """"10-15%", "$1.2-1.5 billion", "3 to 4 minutes": the bare end takes the other's unit."""
-        if first.kind == "number" and first.unit is None and second.kind != "number":
+        if first.kind == "number" and first.unit is None and (second.kind != "number" or _named_unit(second)):
             base = abs(first.value) / (first.scale or 1.0)
             factor = second.scale * _unit_factor(second)
             value = base * factor + _unit_offset(second)
@@ -619,6 +652,11 @@ class _Parser:
                             "tolerance": first.tolerance * second.scale}
                 )
         return first, second
+
+
+def _named_unit(q: Quantity) -> bool:
+    """A plain number with a unit of its own ('50 psi', '6 mph', '3 mg/kg'), not a bare or degree figure."""
+    return q.kind == "number" and q.unit not in (None, "°", "x")
 
 
 _BETWEEN = re.compile(r"(?i)\bbetween\s+$")
