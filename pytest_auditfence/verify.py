@@ -740,16 +740,16 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
 _PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to|-to-)\s?\(?(\d+(?:\.\d+)?)")
 _PARTNER_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\)?\s?(?:-|–|to|-to-)\s?\(?$")
 # at most two words between a number and its unit: 'cook for about 2 more hours', '3 full days'
-_UNIT_AFTER_WORDS = re.compile(r"[ \u00a0]+(?:[a-z]+[ \u00a0]+){1,2}(?P<unit>[A-Za-z]+)\b")
+_WORDS_AFTER = re.compile(r"(?:[ \u00a0]+[a-z]+){2,3}\b")
 
 
 def _unit_follows(text: str, end: int, q: Quantity) -> bool:
-    """Does a unit word of the claimed figure's own unit follow the source number within two words?"""
-    m = _UNIT_AFTER_WORDS.match(text, end)
+    """Is the second or third word after the source number a word of the claimed figure's own unit?"""
+    m = _WORDS_AFTER.match(text, end)
     if m is None:
         return False
-    unit = _claims_api().unit_of_word(m.group("unit"))
-    return unit is not None and unit == (q.kind, q.unit)
+    unit_of = _claims_api().unit_of_word
+    return any(unit_of(word) == (q.kind, q.unit) for word in m.group().split()[1:])
 
 
 def _range_partners(text: str, start: int, end: int) -> set[str]:

@@ -184,6 +184,8 @@ def test_not_read_as_negative(text):
         "1e309",
         "9" * 40,
         "Type 2 diabetes",
+        "continue with your 401(k) until",
+        "a 501(c)(3) charity",
     ],
 )
 def test_not_quantities(text):
@@ -407,3 +409,40 @@ def test_displayed_value_undoes_scale_and_unit():
     shown = [displayed_value(q) for q in parse_quantities("350°F, 1 1/2 hours and $1.2 billion")]
     assert [round(v, 6) for v, _ in shown] == [350.0, 1.5, 1.2]
     assert shown[0][1] == pytest.approx(0.5) and shown[2][1] == pytest.approx(0.05)
+
+
+# (text, span text, kind, unit, value): units that scraped web text writes in ways the plain unit words miss
+WEB_UNITS = [
+    ("There is a 13:0 hours time difference", "13:0 hours", "duration", "h", 13 * 3600.0),
+    ("a flight of 2:30 hours total", "2:30 hours", "duration", "h", 2.5 * 3600.0),
+    ("at a temperature of 325A°. Then", "325A°", "number", "°", 325.0),
+    ("Broil 6 in. from the heat", "6 in.", "length", "in", 6 * 0.0000254),
+    ("cut a 2 in., then fold", "2 in.", "length", "in", 2 * 0.0000254),
+    ("when the pressure gets to around 50psi, a switch", "50psi", "number", "psi", 50.0),
+    ("the average speed is 60 miles per hour (mph)", "60 miles per hour", "number", "mph", 60.0),
+    ("60 mph for the trip", "60 mph", "number", "mph", 60.0),
+]
+
+
+@pytest.mark.parametrize("text, span, kind, unit, value", WEB_UNITS)
+def test_units_as_web_text_writes_them(text, span, kind, unit, value):
+    q = one(text)
+    assert (q.text, q.kind, q.unit) == (span, kind, unit)
+    assert math.isclose(q.value, value)
+
+
+def test_in_dot_starting_a_sentence_is_no_inch():
+    (q,) = parse_quantities("The team ranked 5 in. The next season")
+    assert (q.text, q.kind, q.unit) == ("5", "number", None)
+
+
+def test_a_clock_time_is_still_no_duration():
+    assert parse_quantities("the meeting starts at 12:30 pm") == []
+
+
+def test_a_named_unit_is_shared_by_both_ends_of_a_range():
+    lo, hi = parse_quantities("usually around 40-50 psi")
+    assert (lo.text, lo.unit, hi.unit) == ("40", "psi", "psi")
+    lo, hi = parse_quantities("between 2 and 6 mph")
+    assert (lo.unit, hi.unit) == ("mph", "mph")
+    assert quantities_match(one("50 psi"), one("50psi")) and not quantities_match(one("50 psi"), one("50 mph"))
