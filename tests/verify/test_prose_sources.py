@@ -3,14 +3,9 @@ source leaves implicit, ranges, and the stricter evidence a contradiction needs.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from pytest_auditfence.claims.quantities import parse_quantities
-from pytest_auditfence.fence import Fence, Source
-from pytest_auditfence.models import ClaimRecord, Verdict
-from pytest_auditfence.verify import SHORT_LINE, SourceIndex, verify_claim
+from pytest_auditfence.models import Verdict
 
 # each passage is one long line, as retrieved web text is
 PASSAGES = {
@@ -31,71 +26,56 @@ PASSAGES = {
 
 
 @pytest.fixture
-def unit(tmp_path: Path):
-    root = tmp_path / "trace"
-    for path, text in PASSAGES.items():
-        assert len(text) > SHORT_LINE  # long prose: proximity applies
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text + "\n", encoding="utf-8")
-    sources = [Source.from_file(root, path, node="retrieve", kind="tool_call", label="read_passage")
-               for path in PASSAGES]
-    return root, sources
-
-
-def check(unit, sentence: str) -> ClaimRecord:
-    root, sources = unit
-    fence = Fence(root, sources, sentence, name="unit")
-    claim = ClaimRecord(id="c001", claim=sentence, start=0, end=len(sentence),
-                        quantities=parse_quantities(sentence))
-    return verify_claim(claim, fence, SourceIndex.build(root, sources))
+def unit(prose_unit):
+    return prose_unit(PASSAGES)
 
 
 def test_a_figure_next_to_its_subject_is_verified(unit):
-    result = check(unit, "Let the dough rest for 30 minutes.")
+    result = unit.check("Let the dough rest for 30 minutes.")
     assert result.verdict is Verdict.VERIFIED
     assert "rest for 30 minutes" in result.evidence[0].text
 
 
 def test_a_figure_found_only_about_something_else_is_not_verified(unit):
     # '30 minutes' stands in the passage, but about the resting dough, not the baking
-    result = check(unit, "Bake the loaves for 30 minutes until golden brown.")
+    result = unit.check("Bake the loaves for 30 minutes until golden brown.")
     assert result.verdict is Verdict.UNSUPPORTED
     assert any("away from its subject" in note for note in result.notes)
 
 
 def test_the_unit_a_source_leaves_implicit_is_accepted_by_its_subject(unit):
-    assert check(unit, "Preheat the oven to 350°F.").verdict is Verdict.VERIFIED
-    assert check(unit, "Egg donors must be 21-32 years old.").verdict is Verdict.VERIFIED
-    assert check(unit, "Preheat the oven to 370°F.").verdict is not Verdict.VERIFIED
+    assert unit.check("Preheat the oven to 350°F.").verdict is Verdict.VERIFIED
+    assert unit.check("Egg donors must be 21-32 years old.").verdict is Verdict.VERIFIED
+    assert unit.check("Preheat the oven to 370°F.").verdict is not Verdict.VERIFIED
 
 
 def test_a_degree_sign_backs_only_a_temperature(unit):
     # '350 degrees' is no length, however near the oven
-    assert check(unit, "Preheat the oven to 350 inches.").verdict is not Verdict.VERIFIED
+    assert unit.check("Preheat the oven to 350 inches.").verdict is not Verdict.VERIFIED
 
 
 def test_a_restated_conversion_of_an_implicit_unit_is_derived(unit):
-    result = check(unit, "Preheat the oven to 350°F (180°C).")
+    result = unit.check("Preheat the oven to 350°F (180°C).")
     assert result.verdict is Verdict.DERIVED
     assert "unit conversion" in (result.formula or "")
 
 
 def test_small_range_ends_match_only_as_the_same_range(unit):
-    assert check(unit, "Broil the rolls 4-6 inches from the heat.").verdict is Verdict.VERIFIED
-    assert check(unit, "Broil the rolls 4-7 inches from the heat.").verdict is not Verdict.VERIFIED
+    assert unit.check("Broil the rolls 4-6 inches from the heat.").verdict is Verdict.VERIFIED
+    assert unit.check("Broil the rolls 4-7 inches from the heat.").verdict is not Verdict.VERIFIED
 
 
 def test_a_figure_present_in_the_sources_is_never_contradicted(unit):
     # '50psi' is no parsed quantity, but the figure stands in the source: not a contradiction
-    result = check(unit, "Once the pressure reaches around 50 psi, a switch turns off the pump.")
+    result = unit.check("Once the pressure reaches around 50 psi, a switch turns off the pump.")
     assert result.verdict is not Verdict.CONTRADICTED
 
 
 def test_a_different_value_next_to_the_same_subject_is_contradicted(unit):
-    result = check(unit, "Preheat the grill to 425°F before searing the steaks.")
+    result = unit.check("Preheat the grill to 425°F before searing the steaks.")
     assert result.verdict is Verdict.CONTRADICTED
     assert "400°F" in result.evidence[0].text
 
 
 def test_a_claim_without_subject_words_is_placed_by_value(unit):
-    assert check(unit, "Answer: 45 minutes.").verdict is Verdict.VERIFIED
+    assert unit.check("Answer: 45 minutes.").verdict is Verdict.VERIFIED

@@ -3,14 +3,9 @@ the unit, inflected subject words, and derivations whose operands the rest of th
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from pytest_auditfence.claims.quantities import parse_quantities
-from pytest_auditfence.fence import Fence, Source
-from pytest_auditfence.models import ClaimRecord, Verdict
-from pytest_auditfence.verify import SHORT_LINE, SourceIndex, verify_claim
+from pytest_auditfence.models import Verdict
 
 # each passage is one long line, as retrieved web text is
 PASSAGES = {
@@ -37,72 +32,54 @@ FINDINGS = "Findings for HALV (FY2024):\n- revenue: $1,234 million\n- net income
 
 
 @pytest.fixture
-def unit(tmp_path: Path):
-    root = tmp_path / "trace"
-    for path, text in PASSAGES.items():
-        assert len(text) > SHORT_LINE  # long prose: proximity applies
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text + "\n", encoding="utf-8")
-    (root / "nodes/research.txt").parent.mkdir(parents=True)
-    (root / "nodes/research.txt").write_text(FINDINGS, encoding="utf-8")
-    sources = [Source.from_file(root, path, node="retrieve", kind="tool_call", label="read_passage")
-               for path in PASSAGES]
-    sources.append(Source.from_file(root, "nodes/research.txt", node="research", kind="node_output"))
-    return root, sources
-
-
-def check(unit, sentence: str) -> ClaimRecord:
-    root, sources = unit
-    fence = Fence(root, sources, sentence, name="unit")
-    claim = ClaimRecord(id="c001", claim=sentence, start=0, end=len(sentence),
-                        quantities=parse_quantities(sentence))
-    return verify_claim(claim, fence, SourceIndex.build(root, sources))
+def unit(prose_unit):
+    return prose_unit(PASSAGES, others={"nodes/research.txt": (FINDINGS, "research", "node_output")})
 
 
 def test_a_figure_in_degrees_is_about_temperature_without_the_word(unit):
-    result = check(unit, "Temperature: 68 °F")
+    result = unit.check("Temperature: 68 °F")
     assert result.verdict is Verdict.VERIFIED
     assert "68 degrees" in result.evidence[0].text
     # a fabricated temperature is still flagged
-    assert check(unit, "Temperature: 75 °F").verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
+    assert unit.check("Temperature: 75 °F").verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
     # the implied subject is temperature only: a degree figure does not back another subject
-    assert check(unit, "The humidity is 68 percent.").verdict is not Verdict.VERIFIED
+    assert unit.check("The humidity is 68 percent.").verdict is not Verdict.VERIFIED
 
 
 def test_hours_and_minutes_of_a_duration(unit):
-    assert check(unit, "The time difference between Chicago and Bangkok is 13 hours.").verdict is Verdict.VERIFIED
-    assert check(unit, "The time difference between Chicago and Bangkok is 12 hours.").verdict is not Verdict.VERIFIED
+    assert unit.check("The time difference between Chicago and Bangkok is 13 hours.").verdict is Verdict.VERIFIED
+    assert unit.check("The time difference between Chicago and Bangkok is 12 hours.").verdict is not Verdict.VERIFIED
 
 
 def test_units_glued_or_written_out(unit):
-    assert check(unit, "Once the pressure reaches around 50 psi, a switch turns off the pump.").verdict is Verdict.VERIFIED
-    assert check(unit, "Once the pressure reaches around 60 psi, a switch turns off the pump.").verdict is not Verdict.VERIFIED
-    assert check(unit, "The average speed is 60 mph for the trip.").verdict is Verdict.VERIFIED
-    assert check(unit, "Broil the fish 4 inches from the heat.").verdict is Verdict.VERIFIED
-    assert check(unit, "Bake the pork chops in a convection oven at 325°F.").verdict is Verdict.VERIFIED
+    assert unit.check("Once the pressure reaches around 50 psi, a switch turns off the pump.").verdict is Verdict.VERIFIED
+    assert unit.check("Once the pressure reaches around 60 psi, a switch turns off the pump.").verdict is not Verdict.VERIFIED
+    assert unit.check("The average speed is 60 mph for the trip.").verdict is Verdict.VERIFIED
+    assert unit.check("Broil the fish 4 inches from the heat.").verdict is Verdict.VERIFIED
+    assert unit.check("Bake the pork chops in a convection oven at 325°F.").verdict is Verdict.VERIFIED
 
 
 def test_an_inflected_subject_word_is_the_same_subject(unit):
     # 'grow' in the claim, 'Growing' in the source sentence
-    assert check(unit, "Sequoias typically grow 3 to 5 feet per year.").verdict is Verdict.VERIFIED
-    assert check(unit, "Sequoias typically grow 3 to 8 feet per year.").verdict is not Verdict.VERIFIED
+    assert unit.check("Sequoias typically grow 3 to 5 feet per year.").verdict is Verdict.VERIFIED
+    assert unit.check("Sequoias typically grow 3 to 8 feet per year.").verdict is not Verdict.VERIFIED
 
 
 def test_an_abbreviation_names_the_spelled_out_subject(unit):
-    assert check(unit, "BMI: 18-29").verdict is Verdict.VERIFIED
-    assert check(unit, "BMI: 18-35").verdict is not Verdict.VERIFIED
+    assert unit.check("BMI: 18-29").verdict is Verdict.VERIFIED
+    assert unit.check("BMI: 18-35").verdict is not Verdict.VERIFIED
 
 
 def test_a_small_number_whose_unit_follows_a_word_later(unit):
     # 'cook for about 2 more hours': the unit stands two words after the number
-    assert check(unit, "Cook the roast for 2 hours more.").verdict is Verdict.VERIFIED
-    assert check(unit, "Cook the roast for 4 hours more.").verdict is not Verdict.VERIFIED
+    assert unit.check("Cook the roast for 2 hours more.").verdict is Verdict.VERIFIED
+    assert unit.check("Cook the roast for 4 hours more.").verdict is not Verdict.VERIFIED
 
 
 def test_a_ratio_whose_operands_the_rest_of_the_claim_names_is_derived(unit):
-    result = check(unit, "Net margin was 12.2%, net income divided by revenue.")
+    result = unit.check("Net margin was 12.2%, net income divided by revenue.")
     assert result.verdict is Verdict.DERIVED
     assert result.formula == "$151 million / $1,234 million = 12.2%"
     assert {e.node for e in result.evidence} == {"research"}
     # a fabricated margin is not derived from the same lines
-    assert check(unit, "Net margin was 14.5%, net income divided by revenue.").verdict is Verdict.UNSUPPORTED
+    assert unit.check("Net margin was 14.5%, net income divided by revenue.").verdict is Verdict.UNSUPPORTED
