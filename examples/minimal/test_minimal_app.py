@@ -18,10 +18,6 @@ def app():
     return minimal_app.app
 
 
-ACCURACY = "verifier accuracy: the derived net margin 12.2% (151 / 1,234, two lines of the findings) is judged unsupported"
-
-
-@pytest.mark.xfail(strict=True, reason=ACCURACY)
 @pytest.mark.fence(min_coverage=0.95, max_hallucinations=0)
 def test_report_is_traceable(fence_snapshot, app):
     result = app.invoke({"messages": [("user", "Analyze HALV")]}, config=fence_snapshot.config())
@@ -29,7 +25,6 @@ def test_report_is_traceable(fence_snapshot, app):
     # after the test body the marker audits the captured run; a shortfall fails the test
 
 
-@pytest.mark.xfail(strict=True, reason=ACCURACY)
 def test_evidence_chains(fence_snapshot, fence_audit, chain_snapshot, app):
     result = app.invoke({"messages": [("user", "Analyze HALV")]}, config=fence_snapshot.config())
     cascade = fence_audit(final_document=result["messages"][-1].content)  # deterministic by default
