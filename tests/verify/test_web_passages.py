@@ -24,7 +24,8 @@ PASSAGES = {
         "passage 3:Growth of seedlings is very fast. Growing to heights of 120 feet or more at maturity, most "
         "sequoia trees will grow at a rate of 3 to 5 feet per year. Egg Donors' Body Mass Index must be between "
         "18 and 29 because overweight donors' health may be affected. 3  Cook the roast for about 2 more hours "
-        "usually 6 hours total. The average speed is 60 miles per hour (mph) for the trip."
+        "usually 6 hours total. The average speed is 60 miles per hour (mph) for the trip. Smoking the "
+        "brisket over oak takes 14 hours at a low heat."
     ),
 }
 # a research node's findings: short structured lines, one figure each
@@ -60,9 +61,11 @@ def test_units_glued_or_written_out(unit):
 
 
 def test_an_inflected_subject_word_is_the_same_subject(unit):
-    # 'grow' in the claim, 'Growing' in the source sentence
-    assert unit.check("Sequoias typically grow 3 to 5 feet per year.").verdict is Verdict.VERIFIED
-    assert unit.check("Sequoias typically grow 3 to 8 feet per year.").verdict is not Verdict.VERIFIED
+    # 'Smoked' in the claim, 'Smoking' in the source sentence: the only word the two share
+    assert unit.check("Smoked for 14 hours.").verdict is Verdict.VERIFIED
+    assert unit.check("Smoked for 16 hours.").verdict is not Verdict.VERIFIED
+    # the 14 hours stand about smoking, not about resting
+    assert unit.check("Rested for 14 hours.").verdict is not Verdict.VERIFIED
 
 
 def test_an_abbreviation_names_the_spelled_out_subject(unit):
