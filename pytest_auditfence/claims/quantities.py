@@ -1055,7 +1055,11 @@ class QuantityScanner:
             elif any(c.isdigit() for c in line):
                 kv = _KEY_VALUE.match(line) if self.track_context else None
                 if kv is not None and _NUMERIC_FIELD.fullmatch(kv.group("value")):
-                    cue = _field_cue(kv.group("key")).over(record)
+                    key = kv.group("key")
+                    if any(c.isdigit() for c in key):  # "weighing 1 ounce: $0.49": the key is prose too
+                        for q in parse_quantities(key, offset=pos + kv.start("key")):
+                            yield ScannedQuantity(line_no, q)
+                    cue = _field_cue(key).over(record)
                     yield from _scan_field(kv.group("value"), pos + kv.start("value"), line_no, cue, None, None)
                 else:
                     for q in _parse_wrapped(text, line, pos, end):

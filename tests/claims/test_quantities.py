@@ -446,3 +446,12 @@ def test_a_named_unit_is_shared_by_both_ends_of_a_range():
     lo, hi = parse_quantities("between 2 and 6 mph")
     assert (lo.unit, hi.unit) == ("mph", "mph")
     assert quantities_match(one("50 psi"), one("50psi")) and not quantities_match(one("50 psi"), one("50 mph"))
+
+
+def test_scanner_reads_figures_in_the_key_of_a_key_value_line() -> None:
+    # a bullet "label with a figure: value" rendered into a trace file: both figures are sources
+    text = "answer:\n  * For a first class letter weighing 1 ounce: $0.49\n  high_52w: 48.9\n"
+    scanned = [(s.line, s.quantity.text) for s in QuantityScanner().iter_scan(text) if not s.alternative]
+    assert scanned == [(2, "1 ounce"), (2, "$0.49"), (3, "48.9")]
+    for s in QuantityScanner().iter_scan(text):
+        assert text[s.quantity.start:s.quantity.end] == s.quantity.text
