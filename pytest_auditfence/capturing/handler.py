@@ -7,6 +7,7 @@ are graph nodes, which node ran a tool or model call, and the static edges of ea
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
@@ -78,6 +79,21 @@ def static_structure(graph: Any) -> dict[str, Any]:
             return {"nodes": nodes, "edges": None, "subgraph_nodes": subgraphs}
         edges.update((e.source, e.target) for e in drawn.edges if not e.conditional)
     return {"nodes": nodes, "edges": [list(e) for e in sorted(edges)], "subgraph_nodes": subgraphs}
+
+
+# A compiled graph does not change: its structure is worked out once per process, not once per capture
+# (a test suite captures the same module-level graph many times).
+_STRUCTURES: weakref.WeakKeyDictionary[Any, dict[str, Any]] = weakref.WeakKeyDictionary()
+
+
+def _shared_structure(graph: Any) -> dict[str, Any]:
+    try:
+        cached = _STRUCTURES.get(graph)
+    except TypeError:  # not weak-referenceable: compute it for this capture only
+        return static_structure(graph)
+    if cached is None:
+        cached = _STRUCTURES[graph] = static_structure(graph)
+    return cached
 
 
 def _routes(value: Any) -> list[str] | None:
@@ -165,7 +181,7 @@ class CaptureHandler(BaseCallbackHandler):
     def _structure(self, graph: Any) -> dict[str, Any]:
         cached = self._structures.get(id(graph))
         if cached is None or cached[0] is not graph:
-            cached = (graph, static_structure(graph))
+            cached = (graph, _shared_structure(graph))
             self._structures[id(graph)] = cached
         return cached[1]
 
