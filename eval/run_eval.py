@@ -336,8 +336,18 @@ def summedits_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]])
     }
 
 
-def _show(rows: list[dict[str, Any]], results: list[dict[str, Any]], flags: int, missed: int, clean: Any) -> None:
-    """Debugging views: flagged claims of clean rows, and labelled quantity spans left unflagged."""
+def _absent_not_converted(row: dict[str, Any], lo: int, hi: int) -> bool:
+    """Is the labelled span in the population of the absent-number recall excluding conversions?"""
+    span = row["response"][lo:hi]
+    passages = "\n".join(row["passages"])
+    absent = any(d.replace(",", "") not in passages.replace(",", "") for d in _DIGIT_NUMBER.findall(span))
+    return absent and not _conversion_only(span, row["response"][max(0, lo - 40):lo], passages)
+
+
+def _show(rows: list[dict[str, Any]], results: list[dict[str, Any]], flags: int, missed: int, clean: Any,
+          absent_only: bool = False) -> None:
+    """Debugging views: flagged claims of clean rows, and labelled quantity spans left unflagged (only
+    those of the absent-number population, conversions left out, when `absent_only`)."""
     shown = 0
     for row, res in zip(rows, results, strict=True):
         if shown >= flags:
@@ -355,6 +365,8 @@ def _show(rows: list[dict[str, Any]], results: list[dict[str, Any]], flags: int,
                 return
             lo, hi = label["start"], label["end"]
             if not _quantity_span(row["response"][lo:hi]):
+                continue
+            if absent_only and not _absent_not_converted(row, lo, hi):
                 continue
             if any(c["hallucination"] and c["start"] < hi and lo < c["end"] for c in res["claims"]):
                 continue
@@ -393,6 +405,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="print N flagged claims of clean responses / consistent summaries, with notes")
     parser.add_argument("--show-missed", type=int, default=0, metavar="N",
                         help="print N labelled RAGTruth quantity spans that no flagged claim overlaps")
+    parser.add_argument("--missed-absent-only", action="store_true",
+                        help="--show-missed lists only spans with a number absent from the passages that is "
+                             "not a unit conversion (the population of the excl.-conversions recall)")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"{args.data}: data folder not found; pass --data PATH (the shared data sets)", file=sys.stderr)
@@ -419,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "absent_number_span_recall_excl_conversions"):
                         metrics[f"{split}_{key}"] = sub[key]
             _show(rows, results, args.show_false_flags, args.show_missed,
-                  clean=lambda r: not r["labels"])
+                  clean=lambda r: not r["labels"], absent_only=args.missed_absent_only)
         elif name == "summedits":
             rows = summedits_rows(args.data, None)[args.offset:]
             rows = rows[:args.limit] if args.limit else rows

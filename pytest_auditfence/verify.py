@@ -37,13 +37,14 @@ WEAK_LIMIT = 10.0
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
 DERIVE_POOL = 12
 
-# Words that name no subject: verbs of change, function words, scale and unit words, months.
+# Words that name no subject: verbs of change, function words, scale and unit words, months. 'grow' and
+# 'increase' are left out: in how-to text they name what is done ('grow 3 to 5 feet', 'increase the heat').
 STOPWORDS = frozenset(
     """a an and are as at be been by for from had has have in into is it its of on or than that the their
     this to was were which with while about above after against also among around before below between
     both but during each over per same since such under until up down via what when where who whose will
     would year years quarter quarters fiscal fy q1 q2 q3 q4 total totaled totalled reached reaching rose
-    rise risen fell fall fallen grew grow grown increased increase increases decreased decrease decreases
+    rise risen fell fall fallen grew increased decreased decrease decreases
     declined decline up compared versus vs approximately about roughly nearly almost around some more less
     million millions billion billions thousand thousands trillion bn mn usd dollars dollar percent pct
     points basis bps january february march april may june july august september october november
@@ -577,8 +578,56 @@ def _same_family(a: Quantity, b: Quantity) -> bool:
     return _FAMILY.get(a.kind, a.kind) == _FAMILY.get(b.kind, b.kind)
 
 
-def _derive(q: Quantity, pool: list[_Observed], index: SourceIndex) -> tuple[str, list[_Observed]] | None:
-    """A computation over observed numbers that gives `q` within its shown precision, or None."""
+def _about(index: SourceIndex, o: _Observed, keys: set[str]) -> bool:
+    """Does the observed figure stand by one of the claim's subject stems (its own line's words when
+    the line is a short structured one)?"""
+    observed = index.quantity(o)
+    return near_subject(index.loaded(o.file), observed.start, observed.end, keys, structured_ok=False)
+
+
+# A claim that writes its arithmetic out or names a total or a change: its figure is meant as one.
+_ARITHMETIC = re.compile(
+    r"[+=]|\b(?:totals?|totall?ing|totall?ed|sum|plus|minus|combined|altogether|difference|in all"
+    r"|(?:more|less|fewer|higher|lower) than|increased?|decreased?|rose|fell|grew|gained|declined)\b", re.I)
+
+
+def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: _Observed, b: _Observed, index: SourceIndex,
+              keys: set[str], explicit: bool) -> bool:
+    """May `q` be a sum or difference of these two figures? Not when the smaller one is below the
+    claim's shown precision (3 feet is no '3 + one inch'). Unless the claim says it computed (see
+    _ARITHMETIC), both must stand by the subject of the figure's clause, which must name one: among a
+    dozen small figures some pair adds up to almost any small number by chance ('simmer 5 minutes' is
+    no '2 + 3 minutes' of two other steps)."""
+    if min(abs(qa.value), abs(qb.value)) < 2 * q.tolerance:
+        return False
+    if explicit:
+        return True
+    return (_significant_digits(q.text) >= SPECIFIC_DIGITS and bool(keys)
+            and _about(index, a, keys) and _about(index, b, keys))
+
+
+# An unannounced sum or difference must give a figure at least this specific: two dozen small or round
+# figures of a how-to passage give '5', '10', '15' or '$500' as some sum or difference by chance, while
+# '198' or '1,036' from a statement's lines does not come about by accident.
+SPECIFIC_DIGITS = 3
+
+
+def _significant_digits(text: str) -> int:
+    """Digits of the first number in `text` that carry information ('1,036' 4, '500' 1, '0.71' 2)."""
+    m = _LITERAL_NUMBER.search(text)
+    if m is None:
+        return 0
+    number = m.group().replace(",", "")
+    digits = number.replace(".", "").lstrip("0")
+    return len(digits if "." in number else digits.rstrip("0"))
+
+
+def _derive(
+    q: Quantity, pool: list[_Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True
+) -> tuple[str, list[_Observed]] | None:
+    """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
+    the stems of the figure's subject, by which the operands of a sum or difference must stand unless
+    the claim is `explicit` about computing."""
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
     for a, b in permutations(pool, 2):
         qa, qb = index.quantity(a), index.quantity(b)
@@ -599,10 +648,11 @@ def _derive(q: Quantity, pool: list[_Observed], index: SourceIndex) -> tuple[str
             if qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
                 return f"{qa.text} / {qb.text} = {q.text}", [a, b]
         elif _same_family(q, qa):
-            if a.file * 10**9 + a.item < b.file * 10**9 + b.item and abs(qa.value + qb.value - q.value) <= slack:
-                return f"{qa.text} + {qb.text} = {q.text}", [a, b]
-            if abs(qa.value - qb.value - q.value) <= slack:
-                return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+            first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
+            total = first and abs(qa.value + qb.value - q.value) <= slack
+            if (total or abs(qa.value - qb.value - q.value) <= slack) and _summable(q, qa, qb, a, b, index, keys, explicit):
+                sign = "+" if total else "-"
+                return f"{qa.text} {sign} {qb.text} = {q.text}", [a, b]
     return None
 
 
@@ -668,6 +718,10 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
+            kept.append(m)
+        elif implied and near_subject(loaded, m.offset, end, set(implied)):
+            # a claimed temperature ('Warmest month: July (12°C)') by a source sentence about temperature
+            # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
 
@@ -804,7 +858,8 @@ def _check_quantity(
     if restated is not None:
         return restated
     pool = _pool(claim, q, index, near_lines)
-    derived = _derive(q, _operands(claim, q, index, pool), index)
+    keys = {_key(w) for w in _subject_words(claim, q)} - {_key(w) for w in _claims_api().UNIT_WORDS}
+    derived = _derive(q, _operands(claim, q, index, pool), index, keys, bool(_ARITHMETIC.search(claim.claim)))
     if derived is not None:
         formula, operands = derived
         spans = [_span_of(index, o) for o in operands]
@@ -812,7 +867,6 @@ def _check_quantity(
     if _value_anywhere(q, index):
         # the figure is in the sources, only not about this subject: unsupported, never contradicted
         return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
-    keys = {_key(w) for w in _subject_words(claim, q)} - {_key(w) for w in _claims_api().UNIT_WORDS}
     for score, o in pool:
         observed = index.quantity(o)
         comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}

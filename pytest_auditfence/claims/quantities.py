@@ -128,6 +128,7 @@ _MONTH_WORDS = frozenset(
     Apr Jun Jul Aug Sep Sept Oct Nov Dec Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov.
     Dec.""".split()
 )
+_DIGIT_PARTNER = re.compile(r"[ \t]*(?:-|–|to|or)[ \t]*\d+(?:\.\d+)?")
 _LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|-|–|—|to|through)\s*")
 _DATE_GAP = re.compile(r",?\s{1,2}")
 
@@ -407,6 +408,13 @@ class _Parser:
                 if _LIST_GAP.fullmatch(text, end, found[i + 1][0]):
                     suffix = found[i + 1][3]
                     suffix = _Suffix(end, suffix.kind, suffix.unit, suffix.factor, suffix.offset, suffix.scale)
+            if suffix is None:
+                # a range whose other end is written in digits: 'five to 10 minutes'
+                partner = _DIGIT_PARTNER.match(text, end)
+                if partner is not None:
+                    later = _suffix(text, partner.end(), None)
+                    if later.end > partner.end():
+                        suffix = _Suffix(end, later.kind, later.unit, later.factor, later.offset, later.scale)
             if suffix is None or suffix.kind == "number" and suffix.scale is None:
                 continue
             if suffix.kind == "currency" and suffix.scale is None and suffix.unit is None:
