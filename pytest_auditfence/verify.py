@@ -848,12 +848,28 @@ def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:
 _LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
+def _cited_form(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, matches: list[AtomMatch],
+    allowed: set[str] | None = None,
+) -> _AtomResult | None:
+    """When a figure stands only outside the sources the claim cites, look for it in a cited one in the
+    other forms a source may write it, before calling it misattributed: its unit left implicit ('375°F'
+    for the cited 'bake at 375°'), or a restatement of the figure before it ('350°F (175°C)' over the
+    cited '350 degrees')."""
+    if not cited or any(m.source in cited or m.kind == "input" for m in matches):
+        return None
+    in_cited = [m for m in _unwritten_unit(claim, q, index) if m.source in cited]
+    if in_cited:
+        return _placed(q.text, in_cited, cited, index, allowed)
+    return _restated(claim, q, index, cited)
+
+
 def _check_quantity(
     claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
 ) -> _AtomResult:
     matches = _locate(claim, q, index)
     if matches:
-        return _placed(q.text, matches, cited, index, None)
+        return _cited_form(claim, q, index, cited, matches) or _placed(q.text, matches, cited, index, None)
     restated = _restated(claim, q, index)
     if restated is not None:
         return restated
@@ -887,9 +903,12 @@ CONVERSION_SLACK = 0.025
 _CONVERTIBLE = ("temperature", "length", "mass", "duration")
 
 
-def _restated(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> _AtomResult | None:
+def _restated(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None = None
+) -> _AtomResult | None:
     """'350°F (175°C)', '65-75°F (18-24°C)': a figure in parentheses that restates the figure just before
-    it in other units is derived from that figure, when that one is in the sources."""
+    it in other units is derived from that figure, when that one is in the sources (in the `cited`
+    ones, when given)."""
     if claim.kind == "table_row" or q.kind not in _CONVERTIBLE:
         return None
     text = claim.claim
@@ -914,7 +933,11 @@ def _restated(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> _AtomResul
     slack = max(q.tolerance + original.tolerance, CONVERSION_SLACK * abs(original.value))
     if abs(q.value - original.value) > slack:
         return None
-    matches = _locate(claim, original, index)
+    if cited is None:
+        matches = _locate(claim, original, index)
+    else:  # every form the original may take in a cited source: written out or with its unit implicit
+        found = _about_subject(claim, original, find_atom(original, index), index)
+        matches = [m for m in found + _unwritten_unit(claim, original, index) if m.source in cited]
     if not matches:
         return None
     m = matches[0]
@@ -1048,7 +1071,8 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     for q in list(pending):
         matches = _about_subject(claim, q, find_atom(q, index), index)
         if matches:
-            results.append(_placed(q.text, matches, cited, index, allowed))
+            results.append(_cited_form(claim, q, index, cited, matches, allowed)
+                           or _placed(q.text, matches, cited, index, allowed))
             pending.remove(q)
     for result in results:
         for f, start, _ in result.spans:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_auditfence.claims.extract import find_references
 from pytest_auditfence.claims.quantities import parse_quantities
-from pytest_auditfence.models import Verdict
+from pytest_auditfence.fence import Fence
+from pytest_auditfence.models import ClaimRecord, Verdict
+from pytest_auditfence.verify import SourceIndex, verify_claim
 
 PASSAGES = {
     "tools/p1.txt": (
@@ -78,3 +81,48 @@ def test_grow_names_a_subject(unit):
 def test_a_claimed_temperature_finds_its_figure_in_a_sentence_about_temperature(unit):
     assert unit.check("Warmest month: July (12°C).").verdict is Verdict.VERIFIED
     assert unit.check("Warmest month: July (14°C).").verdict is not Verdict.VERIFIED
+
+
+_TAIL = (" The rest of the passage is about other matters: serving suggestions, side dishes, storing the leftovers"
+         " in the refrigerator and reheating them gently the next day.")
+CITED = {
+    "tools/a.txt": "passage 1: Preheat grill to medium (or bake in oven at 375°). Place one chicken breast on foil.",
+    "tools/b.txt": "passage 2: Preheat oven to 375°F. Place 1 chicken breast in the center of each sheet of foil.",
+    "tools/c.txt": "passage 3: Fold the sides of the foil together over the chicken breast, crimping the edges.",
+    "tools/d.txt": "passage 4: Bake the meatloaf at 350 degrees for 1 hour, until the centre is cooked through.",
+    "tools/e.txt": "passage 5: An oven at 350°F (175°C) cooks a meatloaf in about an hour, depending on its size.",
+}
+CITED = {path: text + _TAIL for path, text in CITED.items()}
+
+
+class _CitingUnit:
+    """Like the prose unit, with the claim's '(passage N)' citations read, as the extractor reads them."""
+
+    def __init__(self, unit):
+        self.unit = unit
+
+    def check(self, sentence: str) -> ClaimRecord:
+        fence = Fence(self.unit.root, self.unit.sources, sentence, name="unit")
+        claim = ClaimRecord(id="c001", claim=sentence, start=0, end=len(sentence),
+                            quantities=parse_quantities(sentence), references=find_references(sentence))
+        assert claim.references, sentence
+        return verify_claim(claim, fence, SourceIndex.build(self.unit.root, self.unit.sources))
+
+
+@pytest.fixture
+def cited_unit(prose_unit):
+    return _CitingUnit(prose_unit(CITED))
+
+
+def test_a_cited_source_that_leaves_the_unit_implicit_is_not_misattributed(cited_unit):
+    # passage 1 writes '375°' and passage 2 '375°F': the claim citing passage 1 holds
+    assert cited_unit.check("Preheat the oven to 375°F (passage 1).").verdict is Verdict.VERIFIED
+    assert cited_unit.check("Preheat the oven to 375°F (passage 3).").verdict is Verdict.MISATTRIBUTED
+
+
+def test_a_restated_conversion_over_the_cited_source_is_derived_there(cited_unit):
+    # '175°C' stands verbatim only in passage 5; passage 4 has the 350 degrees it converts
+    result = cited_unit.check("Bake the meatloaf for 1 hour at 350°F (175°C) (passage 4).")
+    assert result.verdict is Verdict.DERIVED, result.notes
+    assert all(e.file == "tools/d.txt" for e in result.evidence)
+    assert cited_unit.check("Bake the meatloaf for 1 hour at 350°F (175°C) (passage 3).").verdict is Verdict.MISATTRIBUTED
