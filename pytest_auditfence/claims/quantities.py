@@ -226,6 +226,7 @@ def _word_value(words: str) -> float | None:
 
 _VULGAR_FRACTIONS = {"½": (1, 2), "¼": (1, 4), "¾": (3, 4), "⅓": (1, 3), "⅔": (2, 3), "⅛": (1, 8), "⅜": (3, 8),
                      "⅝": (5, 8), "⅞": (7, 8)}
+_LONE_VULGAR = re.compile(r"(?<![\d\w½¼¾⅓⅔⅛⅜⅝⅞])[½¼¾⅓⅔⅛⅜⅝⅞]")
 _VULGAR = re.compile(r" ?(?P<f>[½¼¾⅓⅔⅛⅜⅝⅞])")
 _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 # "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
@@ -382,11 +383,32 @@ class _Parser:
                 out[-1] = prev_q
             out.append(q)
             prev_q = q
+        lone = self._lone_fractions()
+        if lone:
+            out = sorted([*out, *lone], key=lambda x: x.start)
         if self.words:
             spelled = self._spelled()
             if spelled:
                 out = sorted([*out, *spelled], key=lambda x: x.start)
         return self._distribute(out)
+
+    def _lone_fractions(self) -> list[Quantity]:
+        """A fraction character with no whole number before it that carries a unit: '¼-inch', '½ cup'
+        (with a whole number, '1 ¼ cups' is read with its number)."""
+        text = self.text
+        out: list[Quantity] = []
+        for m in _LONE_VULGAR.finditer(text):
+            numerator, den = _VULGAR_FRACTIONS[m.group()]
+            suffix = _suffix(text, m.end(), None)
+            if suffix.end == m.end() or suffix.kind not in ("length", "mass", "duration", "number") or suffix.unit is None:
+                continue
+            value = numerator / den * suffix.factor + suffix.offset
+            out.append(Quantity.model_construct(
+                text=text[m.start():suffix.end], start=m.start() + self.offset, end=suffix.end + self.offset,
+                value=value, kind=suffix.kind, unit=suffix.unit, scale=1.0, tolerance=0.005 * abs(value),
+                negative=False,
+            ))
+        return out
 
     def _spelled(self) -> list[Quantity]:
         """Numbers written as words that carry a unit, percent or scale ("six hours", "two to three days",

@@ -455,3 +455,15 @@ def test_scanner_reads_figures_in_the_key_of_a_key_value_line() -> None:
     assert scanned == [(2, "1 ounce"), (2, "$0.49"), (3, "48.9")]
     for s in QuantityScanner().iter_scan(text):
         assert text[s.quantity.start:s.quantity.end] == s.quantity.text
+
+
+def test_a_fraction_character_alone_carries_its_unit():
+    [quarter] = parse_quantities("Place the hangers ¼-inch down from the top edge.")
+    [written] = parse_quantities("Place the hangers 1/4 inch down from the top edge.")
+    assert (quarter.kind, quarter.unit, quarter.text) == ("length", "in", "¼-inch")
+    assert abs(quarter.value - written.value) <= quarter.tolerance
+    [half] = parse_quantities("Cook for ½ hour.")
+    assert half.kind == "duration" and abs(half.value - parse_quantities("30 minutes")[0].value) <= half.tolerance
+    # without a unit it is prose, not a quantity; with a whole number it belongs to that number
+    assert parse_quantities("Give ½ of it to your neighbour.") == []
+    assert [q.text for q in parse_quantities("a board 59½ inches long")] == ["59½ inches"]
