@@ -1094,6 +1094,9 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             else:
                 results.append(_AtomResult(ref.text, Verdict.UNSUPPORTED, note=f"URL {ref.target} appears in no source"))
 
+    if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
+        results.extend(_missing_identifiers(claim, index))
+
     if not results:
         if named_refs and not dangling and cited:
             first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
@@ -1134,6 +1137,26 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             "notes": [*claim.notes, *dict.fromkeys(n for n in notes if n)],
         }
     )
+
+
+# A numbered document, field or place ('Form 4506', 'Line 21', 'Schedule 8812', 'Section 121', 'Route 66')
+# names one specific thing; the number is no amount (the parser skips it as a label) but it is content:
+# a source that never names it does not back the claim.
+_IDENTIFIER = re.compile(
+    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight)[ \t\u00a0]+"
+    r"(\d+[A-Za-z]?)\b", re.I)
+
+
+def _missing_identifiers(claim: ClaimRecord, index: SourceIndex) -> list[_AtomResult]:
+    """The numbered things the claim names that no source names, in either order and with up to two
+    words between ('Form 1040', 'form no. 1040', '1040 form')."""
+    wanted = {(m.group(1).lower(), m.group(2).lower()): m.group() for m in _IDENTIFIER.finditer(claim.claim)}
+    missing = []
+    for (word, number), shown in sorted(wanted.items()):
+        named = re.compile(rf"\b{word}s?\W+(?:\w+\W+){{0,2}}{number}\b|\b{number}\W+(?:\w+\W+)?{word}", re.I)
+        if not any(named.search(index.loaded(f).text) for f in range(len(index.sources))):
+            missing.append(_AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r} is named by no source"))
+    return missing
 
 
 def _allowed_origins(claim: ClaimRecord, index: SourceIndex, rules: _Rules) -> set[str] | None:

@@ -126,3 +126,24 @@ def test_a_restated_conversion_over_the_cited_source_is_derived_there(cited_unit
     assert result.verdict is Verdict.DERIVED, result.notes
     assert all(e.file == "tools/d.txt" for e in result.evidence)
     assert cited_unit.check("Bake the meatloaf for 1 hour at 350°F (175°C) (passage 3).").verdict is Verdict.MISATTRIBUTED
+
+
+FORMS = {
+    "tools/f1.txt": (
+        "passage 1: Claim the simplified home office deduction on Form 8829 or on Schedule C, where the "
+        "deduction goes on line 30. Self-employed people also file the 1040 form with the schedule attached, "
+        "and keep the records for 3 years after the return is filed with the tax authority."
+    ),
+}
+
+
+def test_a_numbered_form_or_line_no_source_names_is_unsupported(prose_unit):
+    unit = prose_unit(FORMS)
+    assert unit.check("Enter the deduction on line 30 of Schedule C and keep records for 3 years.").verdict \
+        is Verdict.VERIFIED
+    assert unit.check("File Form 1040 and keep the records for 3 years.").verdict is Verdict.VERIFIED  # '1040 form'
+    for sentence, name in (("Enter the deduction on Line 29 of Schedule C and keep records for 3 years.", "Line 29"),
+                           ("File Form 4506 and keep the records for 3 years.", "Form 4506")):
+        result = unit.check(sentence)
+        assert result.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
+        assert any(f"{name!r} is named by no source" in note for note in result.notes)
