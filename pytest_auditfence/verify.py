@@ -548,7 +548,12 @@ _COMPOUND_ADJECTIVE = re.compile(r"\d[\d,.]*-[A-Za-z]+")
 def _is_weak(q: Quantity) -> bool:
     if q.kind in ("duration", "length", "mass") and _COMPOUND_ADJECTIVE.fullmatch(q.text):
         return True
+    if q.kind in ("number", "count") and _PRECISE_DECIMAL.search(q.text):
+        return False  # '0.75', '1.66667': a figure shown to two decimals is no chance match
     return q.kind in ("number", "count") and not q.unit and q.scale == 1.0 and abs(q.value) < WEAK_LIMIT
+
+
+_PRECISE_DECIMAL = re.compile(r"\.\d{2,}")
 
 
 def _subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:

@@ -147,3 +147,21 @@ def test_a_numbered_form_or_line_no_source_names_is_unsupported(prose_unit):
         result = unit.check(sentence)
         assert result.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
         assert any(f"{name!r} is named by no source" in note for note in result.notes)
+
+
+RATIOS = {
+    "tools/r1.txt": (
+        "passage 1: Gross profit is sales minus the cost of sales. For example, with sales of $400 and a cost of "
+        "goods sold of $300, the gross profit is $100 and the gross margin is 0.25 of sales, a figure analysts "
+        "compare between companies of the same industry over several years."
+    ),
+}
+
+
+def test_a_small_figure_shown_to_two_decimals_is_checked(prose_unit):
+    unit = prose_unit(RATIOS)
+    assert unit.check("The gross margin is 0.25 of sales.").verdict is Verdict.VERIFIED
+    result = unit.check("The gross margin is 0.75 of sales.")
+    assert result.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED), result.notes
+    # one decimal or a whole number stays too common to prove anything
+    assert unit.check("The gross margin is 0.7 of sales.").verdict is Verdict.UNVERIFIABLE
