@@ -716,6 +716,7 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
     position = {s.path: f for f, s in enumerate(index.sources)}
     word = _word_after(claim.claim, q.end - claim.start)
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
+    partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
     kept = []
     for m in matches:
         loaded = index.loaded(position[m.source])
@@ -723,6 +724,9 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
+            kept.append(m)
+        elif partners and partners & _range_partners(loaded.text, m.offset, end):
+            # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
             kept.append(m)
         elif implied and near_subject(loaded, m.offset, end, set(implied)):
             # a claimed temperature ('Warmest month: July (12°C)') by a source sentence about temperature

@@ -165,3 +165,20 @@ def test_a_small_figure_shown_to_two_decimals_is_checked(prose_unit):
     assert result.verdict in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED), result.notes
     # one decimal or a whole number stays too common to prove anything
     assert unit.check("The gross margin is 0.7 of sales.").verdict is Verdict.UNVERIFIABLE
+
+
+BEEF = {
+    "tools/b1.txt": (
+        "passage 1: Insert a meat thermometer and place it in the oven until the beef registers 120 degrees F. "
+        "Beef will probably cook in 20 to 25 minutes depending on its temperature before it goes in the oven, "
+        "and it should rest on a board under foil before it is sliced against the grain."
+    ),
+}
+
+
+def test_the_same_range_is_found_whatever_words_stand_around_it(prose_unit):
+    unit = prose_unit(BEEF)
+    assert unit.check("Roast the tenderloin for 20 to 25 minutes.").verdict is Verdict.VERIFIED
+    # one end alone is no range, and a different partner is a different range
+    assert unit.check("Roast the tenderloin for 25 minutes.").verdict is not Verdict.VERIFIED
+    assert unit.check("Roast the tenderloin for 15 to 25 minutes.").verdict is not Verdict.VERIFIED
