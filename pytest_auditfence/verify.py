@@ -264,6 +264,7 @@ class SourceIndex:
         self.files = files
         self.store = store
         self._names: dict[int, _SourceNames] = {}
+        self._flat_texts: dict[int, str] = {}
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
         # value: a value lookup stays a few bisections however large the corpus
         buckets: dict[int, list[_Observed]] = {}
@@ -307,6 +308,13 @@ class SourceIndex:
 
     def loaded(self, file: int) -> LoadedFile:
         return self.store.load(self.sources[file])
+
+    def flat_text(self, file: int) -> str:
+        """The source's text lower-cased with whitespace runs collapsed (computed once per source)."""
+        cached = self._flat_texts.get(file)
+        if cached is None:
+            cached = self._flat_texts[file] = " ".join(self.loaded(file).text.lower().split())
+        return cached
 
     def names(self, file: int) -> _SourceNames:
         """What the source can be cited as (computed once per source of this index)."""
@@ -459,6 +467,12 @@ def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
     )
 
 
+_DOCUMENT_TYPE = re.compile(
+    r"10-?k|10-?q|8-?k|20-?f|6-?k|40-?f|s-1|s-4|f-1|14a|annual report|quarterly report|earnings|press release|"
+    r"presentation|proxy|prospectus|shareholder letter|filing"
+)
+
+
 def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
     """Paths of the sources a reference names.
 
@@ -492,6 +506,12 @@ def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
                 or any(target in ln for ln in names.head[:5])
             ):
                 resolved.append(source.path)
+    if not resolved and reference.kind == "named" and not _DOCUMENT_TYPE.search(target):
+        # A person or organisation ("according to Dr. Therese Rando") is grounded by a source that names
+        # it; a document type ("the 10-K") must be that document, never a file that mentions it.
+        wanted = re.sub(r"^(?:dr|prof|mr|mrs|ms)\.?\s+|['’]s$", "", " ".join(target.split()))
+        if len(wanted) >= 3:
+            resolved = [source.path for f, source in enumerate(index.sources) if wanted in index.flat_text(f)]
     return resolved
 
 

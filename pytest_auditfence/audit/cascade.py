@@ -482,9 +482,13 @@ class _Auditor:
                     f"found in raw data, but {introduced_by!r} produced it without any of its inputs holding it"
                 )
         elif verdict not in COVERED_VERDICTS and verdict is not Verdict.MISATTRIBUTED:
-            # Every atom reached raw data through the topology: the chain itself is the evidence.
-            verdict = Verdict.DERIVED if any(t.derived for t in traces) else Verdict.VERIFIED
-            notes.append("traced through the topology although the raw-data check alone did not confirm it")
+            # Each figure was found hop by hop, yet the claim as a whole (its figures together, with its
+            # subject) is not backed by the raw data: the raw-data verdict stands, fail closed, and the
+            # node that wrote it from raw data is named.
+            if traces:
+                introduced_by = _deepest_node([lk for t in traces for lk in t.links])
+                notes.append("each figure was found along the topology, but the claim as a whole is not backed "
+                             "by the raw data")
         elif verdict is Verdict.VERIFIED and any(t.derived for t in traces):
             verdict = Verdict.DERIVED
 
@@ -773,6 +777,12 @@ def _ordered_links(traces: list[_AtomTrace]) -> list[ChainLink]:
             ranked.append((tier, depth, link))
     ranked.sort(key=lambda item: (item[0], item[1]))  # stable: atoms keep their order within a tier
     return _dedupe([link for _, _, link in ranked])
+
+
+def _deepest_node(links: list[ChainLink]) -> str | None:
+    """The last node before raw data on a chain (the one that wrote the content from the raw data)."""
+    nodes = [lk.node for lk in links if lk.kind not in RAW_FILE_KINDS and lk.node != REPORT_NODE]
+    return nodes[-1] if nodes else REPORT_NODE
 
 
 def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> str | None:

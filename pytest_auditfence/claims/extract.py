@@ -105,7 +105,8 @@ _NAMED = [
     ),
     re.compile(rf"\b(?i:the)\s+(?P<target>10-K|10-Q|8-K|20-F|6-K|S-1)\b"),
     re.compile(r"(?i)\((?:sources?|via|ref)\s*:\s*(?P<target>[^)\n]{1,80})\)"),
-    re.compile(r"(?im)^\W{0,4}sources?\s*:\s*(?P<target>[^\n]{1,80})$"),
+    # "Source: Bloomberg" names its source on the same line; "Sources:" alone heads a list
+    re.compile(r"(?im)^\W{0,4}sources?[ \t]*:[ \t]*(?P<target>[^\n]{1,80})$"),
     re.compile(
         r"\b(?:[Aa]ccording\s+to|[Aa]s\s+reported\s+by|[Pp]er|[Cc]iting)\s+(?:the\s+)?"
         r"(?P<target>[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|of|and|&))*)"
@@ -185,6 +186,10 @@ def find_quotes(text: str, offset: int = 0) -> list[Quote]:
     return out
 
 
+# What may stand before a bracket label that opens a line of a source list: indentation, a list marker.
+_REFERENCE_DEFINITION = re.compile(r"[ \t]*(?:[-*+][ \t]+)?")
+
+
 def find_references(text: str, offset: int = 0) -> list[Reference]:
     """URLs (also of markdown links), "[n]" citations, "passage n" and named sources in `text`."""
     refs: list[Reference] = []
@@ -208,6 +213,8 @@ def find_references(text: str, offset: int = 0) -> list[Reference]:
         if free(s, e):
             add(s, e, "url", [_normalise_url(raw)])
     for m in _BRACKET.finditer(text):
+        if _REFERENCE_DEFINITION.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start()):
+            continue  # "[1] D1: Market outlook" starting a line of a source list defines [1], cites nothing
         if free(*m.span()):
             add(*m.span(), "bracket", _expand(m.group("nums")))
     for m in _PASSAGE.finditer(text):

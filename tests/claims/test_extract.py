@@ -222,3 +222,12 @@ def test_public_export_and_bad_input():
     assert exported is extract_claims
     with pytest.raises(AuditFenceError, match="extract_claims"):
         extract_claims(None)  # type: ignore[arg-type]
+
+
+def test_a_source_list_defines_its_labels_and_cites_nothing() -> None:
+    # "Sources:" heading a list, and "[1] ..." opening its lines, are definitions of the report's own
+    # citations, not citations of sources the audit must find
+    refs = find_references("Sources:\n[1] D1: Market outlook\n- [2] D2: Adoption survey")
+    assert refs == []
+    assert [r.target for r in find_references("Revenue grew 12% [1].")] == ["1"]
+    assert [r.target for r in find_references("Source: 10-K.")] == ["10-k"]
