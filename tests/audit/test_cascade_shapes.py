@@ -286,3 +286,31 @@ def test_passport_caps_trust_by_the_weakest_capture_level(two_sources) -> None:
     assert passport.capture_level.value == "instrumented" and passport.trust_cap == 1.0
     assert passport.verified_trust == pytest.approx(cascade.coverage.value)
     assert passport.coverage == cascade.coverage
+
+
+def test_a_claim_citing_a_url_never_fetched_is_unsupported(tmp_path: Path) -> None:
+    # a claim with no figure to trace: the reference check alone decides, and it fails closed
+    def write(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=(
+            "Rates are listed on the pricing page (https://example.com/pricing).\n"
+            "GOOG closed at $141.80 (https://example.com/quotes)."))]}
+
+    def fetch(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        page = get_price.invoke({"ticker": "GOOG"}, config)
+        return {"messages": [AIMessage(content=f"{page} Source: https://example.com/quotes")]}
+
+    g = StateGraph(MessagesState)
+    g.add_node("fetch", fetch)
+    g.add_node("write", write)
+    g.add_edge(START, "fetch")
+    g.add_edge("fetch", "write")
+    snap, report = _capture(g.compile(), {"messages": [("user", "GOOG")]}, tmp_path / "t",
+                            lambda r: r["messages"][-1].content)
+    cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+    dangling = next(c for c in cascade.claims if "pricing page" in c.claim)
+    assert dangling.verdict is Verdict.UNSUPPORTED
+    assert any("appears in no source" in note for note in dangling.notes)
+    # the price traces to the tool, but the URL was written by fetch: no raw data holds it
+    cited = next(c for c in cascade.claims if "$141.80" in c.claim)
+    assert cited.verdict is Verdict.UNSUPPORTED
+    assert cited.introduced_by == "fetch"
