@@ -50,6 +50,8 @@ _EXPORTS: dict[str, str] = {
     "JournalError": "pytest_auditfence.errors",
     "IncompleteCaptureError": "pytest_auditfence.errors",
     "FenceError": "pytest_auditfence.errors",
+    "AuditError": "pytest_auditfence.errors",
+    "CassetteMissError": "pytest_auditfence.errors",
 }
 
 __all__ = sorted([*_EXPORTS, "__version__"])
@@ -82,6 +84,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from pytest_auditfence.claims.quantities import parse_quantities
     from pytest_auditfence.errors import (
         AuditFenceError,
+        AuditError,
+        CassetteMissError,
         FenceError,
         IncompleteCaptureError,
         JournalError,
