@@ -16,6 +16,8 @@
     if (panel) {
       panel.hidden = false;
       panel.querySelectorAll("[data-node]").forEach(function (el) { onChain[el.getAttribute("data-node")] = true; });
+      // on a small screen the panel may sit below the report: bring its start into view
+      if (panel.scrollIntoView) { panel.scrollIntoView({block: "nearest"}); }
     }
     section.querySelectorAll(".tnode").forEach(function (node) {
       node.classList.toggle("on-chain", onChain[node.getAttribute("data-node")] === true);
