@@ -141,6 +141,7 @@ class Snapshot:
     def _write_report_now(self, text: str) -> None:
         from pytest_auditfence.manifest import REPORT_NAME
 
+        self._trace_dir.mkdir(parents=True, exist_ok=True)
         (self._trace_dir / REPORT_NAME).write_text(text, encoding="utf-8")
 
     def save_artifact(self, name: str, content: Any) -> None:

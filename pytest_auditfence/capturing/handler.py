@@ -157,6 +157,12 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def _key(run_id: Any) -> Any:
+    """The handler's dict key of a run: a UUID's int (UUID.__hash__ is a Python-level call, and a node's
+    callbacks hash about 17 times); importers' string ids are their own key."""
+    return getattr(run_id, "int", run_id)
+
+
 class CaptureHandler(BaseCallbackHandler):
     """Records graph nodes, tool calls, chat model calls and retriever results of any run it is attached to.
 
@@ -169,13 +175,14 @@ class CaptureHandler(BaseCallbackHandler):
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
         self._rec = recorder
-        self._owner: dict[UUID, UUID | None] = {}  # any run -> the node task run that contains it
-        self._tasks: dict[UUID, str] = {}  # node task run -> namespaced node name
-        self._task_graph: dict[UUID, UUID | None] = {}  # node task run -> the graph run it belongs to
-        self._graph_nodes: dict[UUID, frozenset[str]] = {}  # graph run -> its node names
+        # Keyed by _key(run id); values that name runs keep the run id itself (it goes into the journal).
+        self._owner: dict[Any, UUID | None] = {}  # any run -> the node task run that contains it
+        self._tasks: dict[Any, str] = {}  # node task run -> namespaced node name
+        self._task_graph: dict[Any, UUID | None] = {}  # node task run -> the graph run it belongs to
+        self._graph_nodes: dict[Any, frozenset[str]] = {}  # graph run -> its node names
         self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
-        self._calls: dict[UUID, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
-        self._ended: set[UUID] = set()
+        self._calls: dict[Any, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
+        self._ended: set[Any] = set()
 
     # -- helpers -------------------------------------------------------------------------------
     def _structure(self, graph: Any) -> dict[str, Any]:
@@ -186,20 +193,22 @@ class CaptureHandler(BaseCallbackHandler):
         return cached[1]
 
     def _node_of(self, task: UUID | None) -> str | None:
-        return self._tasks.get(task) if task is not None else None
+        return self._tasks.get(getattr(task, "int", task)) if task is not None else None
 
     def _start_call(self, kind: str, run_id: UUID, parent_run_id: UUID | None, **fields: Any) -> dict[str, Any]:
-        if run_id in self._calls:
+        key = getattr(run_id, "int", run_id)
+        if key in self._calls:
             raise _Duplicate
-        task = self._owner.get(parent_run_id) if parent_run_id is not None else None
-        self._owner[run_id] = task
+        task = self._owner.get(getattr(parent_run_id, "int", parent_run_id)) if parent_run_id is not None else None
+        self._owner[key] = task
+        # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
-        self._calls[run_id] = info
+        self._calls[key] = info
         return info
 
-    def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> dict[str, Any]:
-        # Raw UUIDs: turned into text only when the journal line is written (off the hot path).
-        return {"run_id": run_id, "parent_run_id": parent_run_id, "task": self._owner.get(run_id)}
+    def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> tuple[Any, ...]:
+        # Raw UUIDs in a tuple: the Recorder makes the journal's meta object of it when it writes the line.
+        return (run_id, parent_run_id, self._owner.get(getattr(run_id, "int", run_id)))
 
     # -- chains: graphs, nodes, branch functions -------------------------------------------------
     def on_chain_start(
@@ -218,15 +227,16 @@ class CaptureHandler(BaseCallbackHandler):
             node = md.get("langgraph_node")
             step = md.get("langgraph_step")
             # LangGraph tags a node's own run (not the runnables inside it) with its step.
+            key = getattr(run_id, "int", run_id)
             if node is not None and tags and f"graph:step:{step}" in tags:
-                if run_id in self._tasks:
+                if key in self._tasks:
                     return
-                self._start_node(inputs, run_id, parent_run_id, md, str(node), step)
+                self._start_node(inputs, run_id, key, parent_run_id, md, str(node), step)
                 return
-            if run_id in self._owner:
+            if key in self._owner:
                 return  # the same handler attached twice (config() and instrument_graph) sees events twice
-            owner = self._owner.get(parent_run_id) if parent_run_id is not None else None
-            self._owner[run_id] = owner
+            owner = self._owner.get(getattr(parent_run_id, "int", parent_run_id)) if parent_run_id is not None else None
+            self._owner[key] = owner
             graph = _find_running_graph()
             if graph is None and parent_run_id is not None:
                 return
@@ -241,10 +251,11 @@ class CaptureHandler(BaseCallbackHandler):
         self, run_id: Any, parent_run_id: Any, name: str, inputs: Any, structure: dict[str, Any] | None
     ) -> None:
         """Record the start of a graph run (also used by importers, which know graphs from the run tree)."""
-        owner = self._owner.get(parent_run_id) if parent_run_id is not None else None
-        self._owner[run_id] = owner
+        key = _key(run_id)
+        owner = self._owner.get(_key(parent_run_id)) if parent_run_id is not None else None
+        self._owner[key] = owner
         structure = structure or {"nodes": [], "edges": None, "subgraph_nodes": []}
-        self._graph_nodes[run_id] = frozenset(structure["nodes"])
+        self._graph_nodes[key] = frozenset(structure["nodes"])
         payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
         self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id),
                        content=_snapshot_of(inputs) if owner is None else NO_CONTENT)
@@ -256,20 +267,21 @@ class CaptureHandler(BaseCallbackHandler):
         config = var_child_runnable_config.get() or {}
         manager = config.get("callbacks")
         parent = getattr(manager, "parent_run_id", None)
-        task = self._owner.get(parent) if parent is not None else None
+        task = self._owner.get(_key(parent)) if parent is not None else None
         return (str(task) if task else None, self._node_of(task))
 
     def owner_of(self, run_id: Any) -> Any:
-        return self._owner.get(run_id)
+        return self._owner.get(_key(run_id))
 
     def _start_node(
-        self, inputs: Any, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], node: str, step: Any
+        self, inputs: Any, run_id: UUID, key: Any, parent_run_id: UUID | None, md: dict[str, Any], node: str,
+        step: Any,
     ) -> None:
         ns = md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or ""
         name = namespaced_name(ns, node)
-        self._owner[run_id] = run_id
-        self._tasks[run_id] = name
-        self._task_graph[run_id] = parent_run_id
+        self._owner[key] = run_id
+        self._tasks[key] = name
+        self._task_graph[key] = parent_run_id
         path = md.get("langgraph_path") or ()
         payload = {
             "node": name,
@@ -278,8 +290,7 @@ class CaptureHandler(BaseCallbackHandler):
             "triggers": sorted(str(t) for t in md.get("langgraph_triggers") or ()),
             "path": [str(p) for p in path],
         }
-        meta = self._meta(run_id, parent_run_id)
-        meta["checkpoint_ns"] = ns
+        meta = (run_id, parent_run_id, run_id, ns)
         if node == START_NODE:  # its input is the graph's input, recorded with graph_start
             payload["blob"] = None
             self._rec.emit("node_start", payload, meta)
@@ -288,29 +299,36 @@ class CaptureHandler(BaseCallbackHandler):
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
-            name = self._tasks.get(run_id)
+            key = getattr(run_id, "int", run_id)
+            name = self._tasks.get(key)
             if name is not None:
-                if run_id in self._ended:
+                if key in self._ended:
                     return
-                self._ended.add(run_id)
-                update, goto = _command_parts(outputs)
-                payload = {"node": name, "routes": sorted(set(goto))}
-                self._rec.emit("node_end", payload, self._meta(run_id, parent_run_id), content=_snapshot_of(update))
+                self._ended.add(key)
+                if type(outputs) is dict:  # the usual node output: a state update, no Command routing
+                    update, routes = outputs, []
+                else:
+                    update, goto = _command_parts(outputs)
+                    routes = sorted(set(goto))
+                # The node's own run is its task: meta as _meta() would build it, without the lookups.
+                self._rec.emit("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id),
+                               content=_snapshot_of(update))
                 return
-            if run_id in self._graph_nodes:
-                if run_id not in self._ended:
-                    self._ended.add(run_id)
+            if key in self._graph_nodes:
+                if key not in self._ended:
+                    self._ended.add(key)
                     self._rec.emit("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
                 return
-            task = self._owner.get(run_id)
+            task = self._owner.get(key)
             if task is None:
                 return
             targets = _routes(outputs)
             if not targets:
                 return
-            known = self._graph_nodes.get(self._task_graph.get(task), frozenset())  # type: ignore[arg-type]
+            task_key = _key(task)
+            known = self._graph_nodes.get(_key(self._task_graph.get(task_key)), frozenset())
             if all(t in known or t == END_NODE for t in targets):
-                self._rec.emit("route", {"node": self._tasks[task], "targets": sorted(set(targets))},
+                self._rec.emit("route", {"node": self._tasks[task_key], "targets": sorted(set(targets))},
                                self._meta(run_id, parent_run_id))
         except _Duplicate:
             pass
@@ -321,14 +339,15 @@ class CaptureHandler(BaseCallbackHandler):
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
-            if run_id in self._ended:
+            key = _key(run_id)
+            if key in self._ended:
                 return
-            self._ended.add(run_id)
-            name = self._tasks.get(run_id)
+            self._ended.add(key)
+            name = self._tasks.get(key)
             if name is not None:
                 payload = {"node": name, "error": self._rec.text(_error_text(error))}
                 self._rec.emit("node_error", payload, self._meta(run_id, parent_run_id))
-            elif run_id in self._graph_nodes:
+            elif key in self._graph_nodes:
                 payload = {"ok": False, "error": self._rec.text(_error_text(error))}
                 self._rec.emit("graph_end", payload, self._meta(run_id, parent_run_id))
         except _Duplicate:
@@ -352,7 +371,7 @@ class CaptureHandler(BaseCallbackHandler):
             info = self._start_call("tool", run_id, parent_run_id, tool=str(tool),
                                     tool_call_id=kwargs.get("tool_call_id"))
             args = inputs if inputs is not None else input_str
-            self._rec.emit("tool_start", {**info}, self._meta(run_id, parent_run_id), content=args)
+            self._rec.emit("tool_start", info, self._meta(run_id, parent_run_id), content=args)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -360,7 +379,7 @@ class CaptureHandler(BaseCallbackHandler):
 
     def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
-            info = self._calls.pop(run_id, None) or {"node": None, "tool": "tool", "tool_call_id": None}
+            info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
             content = output
             # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
             if hasattr(output, "tool_call_id") and hasattr(output, "content"):
@@ -370,7 +389,7 @@ class CaptureHandler(BaseCallbackHandler):
                     payload = {**info, "error": self._rec.text(str(content))}
                     self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
                     return
-            self._rec.emit("tool_end", {**info}, self._meta(run_id, parent_run_id), content=content)
+            self._rec.emit("tool_end", info, self._meta(run_id, parent_run_id), content=content)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -380,7 +399,7 @@ class CaptureHandler(BaseCallbackHandler):
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
-            info = self._calls.pop(run_id, None) or {"node": None, "tool": "tool", "tool_call_id": None}
+            info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
             payload = {**info, "error": self._rec.text(_error_text(error))}
             self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
         except _Duplicate:
@@ -402,7 +421,7 @@ class CaptureHandler(BaseCallbackHandler):
             model = kwargs.get("name") or (serialized or {}).get("name") or "model"
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
             batch = messages[0] if len(messages) == 1 else messages
-            self._rec.emit("model_start", {**info}, self._meta(run_id, parent_run_id), content=batch)
+            self._rec.emit("model_start", info, self._meta(run_id, parent_run_id), content=batch)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -420,7 +439,7 @@ class CaptureHandler(BaseCallbackHandler):
         try:
             model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
             info = self._start_call("model", run_id, parent_run_id, model=str(model))
-            self._rec.emit("model_start", {**info}, self._meta(run_id, parent_run_id), content=prompts)
+            self._rec.emit("model_start", info, self._meta(run_id, parent_run_id), content=prompts)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -428,7 +447,7 @@ class CaptureHandler(BaseCallbackHandler):
 
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
-            info = self._calls.pop(run_id, None) or {"node": None, "model": "model"}
+            info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
             outputs: list[Any] = []
             usage: Any = None
             for generations in getattr(response, "generations", []) or []:
@@ -438,7 +457,7 @@ class CaptureHandler(BaseCallbackHandler):
                     usage = usage or getattr(message, "usage_metadata", None)
             usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
             value = {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
-            self._rec.emit("model_end", {**info}, self._meta(run_id, parent_run_id), content=value)
+            self._rec.emit("model_end", info, self._meta(run_id, parent_run_id), content=value)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -448,7 +467,7 @@ class CaptureHandler(BaseCallbackHandler):
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
-            info = self._calls.pop(run_id, None) or {"node": None, "model": "model"}
+            info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
             payload = {**info, "error": self._rec.text(_error_text(error))}
             self._rec.emit("model_error", payload, self._meta(run_id, parent_run_id))
         except _Duplicate:
@@ -479,8 +498,8 @@ class CaptureHandler(BaseCallbackHandler):
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
         try:
-            info = self._calls.pop(run_id, None) or {"node": None, "retriever": "retriever", "query": None}
-            self._rec.emit("retriever_end", {**info}, self._meta(run_id, parent_run_id), content=list(documents))
+            info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
+            self._rec.emit("retriever_end", info, self._meta(run_id, parent_run_id), content=list(documents))
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001

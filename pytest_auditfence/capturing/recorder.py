@@ -34,6 +34,8 @@ def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
 NO_CONTENT: Any = object()  # emit() without a payload to store
 # Pending events beyond this are written at once, so a long run holds bounded memory.
 MAX_PENDING = 5000
+# The handler passes an event's meta as a tuple in this order (a dict per callback costs on the hot path).
+META_FIELDS = ("run_id", "parent_run_id", "task", "checkpoint_ns")
 
 
 class Recorder:
@@ -52,7 +54,7 @@ class Recorder:
         # Failures inside callbacks are swallowed by LangChain; we keep them so the capture fails closed.
         self.failures: list[str] = []
         self._failure_lock = threading.Lock()
-        self._pending: list[tuple[str, dict[str, Any], dict[str, Any], Any]] = []
+        self._pending: list[tuple[str, dict[str, Any], dict[str, Any] | tuple[Any, ...], Any]] = []
         self._flush_lock = threading.Lock()
 
     def content(self, value: Any) -> str:
@@ -64,9 +66,14 @@ class Recorder:
         return self.redactor.text(value)
 
     def emit(
-        self, event_type: str, payload: dict[str, Any], meta: dict[str, Any] | None = None, content: Any = NO_CONTENT
+        self,
+        event_type: str,
+        payload: dict[str, Any],
+        meta: dict[str, Any] | tuple[Any, ...] | None = None,
+        content: Any = NO_CONTENT,
     ) -> None:
-        """Queue an event; `content` (any value) is stored by sha256 at flush and named by `blob`."""
+        """Queue an event; `content` (any value) is stored by sha256 at flush and named by `blob`. `meta` is a
+        dict, or a tuple of values in META_FIELDS order. `payload` is not copied: do not change it later."""
         if self.level is not None and "level" not in payload:
             payload = {**payload, "level": self.level}
         self._pending.append((event_type, payload, meta or {}, content))  # list.append is atomic
@@ -77,6 +84,8 @@ class Recorder:
         with self._flush_lock:
             pending, self._pending = self._pending, []
             for event_type, payload, meta, content in pending:
+                if type(meta) is tuple:
+                    meta = dict(zip(META_FIELDS, meta))
                 if content is not NO_CONTENT:
                     try:
                         payload = {**payload, "blob": self.content(content)}

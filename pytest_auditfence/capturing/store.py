@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +41,20 @@ def sha256_text(text: str) -> str:
 
 
 def prepare_trace_dir(trace_dir: Path, *, replace: bool) -> None:
-    """Create the folder, refusing (or with `replace`, clearing) one that already holds a run."""
-    if trace_dir.exists() and not trace_dir.is_dir():
+    """Refuse (or with `replace`, clear) a folder that already holds a run.
+
+    The folder itself is created by the first write (journal, blob or report), not here: config() sits
+    inside the timed run, and a folder that does not exist yet - the usual case - costs one stat."""
+    try:
+        is_dir = stat.S_ISDIR(os.stat(trace_dir).st_mode)
+    except FileNotFoundError:
+        return  # nothing there, so nothing to mix with
+    except NotADirectoryError:
+        raise TraceDirError(
+            f"trace_dir {str(trace_dir)!r} lies under a path that is a file, not a folder; pass a folder path "
+            f"whose parents are folders (it is created if missing)."
+        ) from None
+    if not is_dir:
         raise TraceDirError(
             f"trace_dir {str(trace_dir)!r} exists and is not a folder; pass a folder path (it is created if "
             f"missing)."
@@ -54,7 +68,6 @@ def prepare_trace_dir(trace_dir: Path, *, replace: bool) -> None:
         )
     if held:
         remove_entries(trace_dir, _RUN_ENTRIES)
-    trace_dir.mkdir(parents=True, exist_ok=True)
 
 
 class BlobStore:
@@ -112,6 +125,7 @@ class JournalWriter:
         with self._lock:
             if self._file is None:
                 # Opened on first use and again after finalize(), so a later set_report() still appends.
+                self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._file = self.path.open("a", encoding="utf-8")
             self._seq += 1
             record = {"seq": self._seq, "type": event_type, **payload, "meta": meta}
