@@ -15,7 +15,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.types import Command, Send
 
-from pytest_auditfence.capturing.recorder import NO_CONTENT, Recorder
+from pytest_auditfence.capturing.recorder import NO_CONTENT, Deferred, Recorder
 
 END_NODE = "__end__"
 START_NODE = "__start__"
@@ -148,6 +148,19 @@ class _Duplicate(Exception):
     """The same call reported twice (the handler was attached twice); the second report is dropped."""
 
 
+def _model_output(response: Any) -> dict[str, Any]:
+    """{'output': message(s) out, 'usage': token usage} of an LLMResult."""
+    outputs: list[Any] = []
+    usage: Any = None
+    for generations in getattr(response, "generations", []) or []:
+        for gen in generations:
+            message = getattr(gen, "message", None)
+            outputs.append(message if message is not None else getattr(gen, "text", None))
+            usage = usage or getattr(message, "usage_metadata", None)
+    usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
+    return {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
+
+
 def _error_text(error: BaseException) -> str:
     interrupts = getattr(error, "args", ())
     if type(error).__name__ in ("GraphInterrupt", "NodeInterrupt") and interrupts:
@@ -195,7 +208,10 @@ class CaptureHandler(BaseCallbackHandler):
     def _node_of(self, task: UUID | None) -> str | None:
         return self._tasks.get(getattr(task, "int", task)) if task is not None else None
 
-    def _start_call(self, kind: str, run_id: UUID, parent_run_id: UUID | None, **fields: Any) -> dict[str, Any]:
+    def _start_call(
+        self, run_id: UUID, parent_run_id: UUID | None, **fields: Any
+    ) -> tuple[dict[str, Any], tuple[Any, ...]]:
+        """(stable fields of the call, the start event's meta) - the meta as _meta() would build it."""
         key = getattr(run_id, "int", run_id)
         if key in self._calls:
             raise _Duplicate
@@ -204,7 +220,7 @@ class CaptureHandler(BaseCallbackHandler):
         # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
         self._calls[key] = info
-        return info
+        return info, (run_id, parent_run_id, task)
 
     def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> tuple[Any, ...]:
         # Raw UUIDs in a tuple: the Recorder makes the journal's meta object of it when it writes the line.
@@ -287,8 +303,8 @@ class CaptureHandler(BaseCallbackHandler):
             "node": name,
             "local": node,
             "step": step,
-            "triggers": sorted(str(t) for t in md.get("langgraph_triggers") or ()),
-            "path": [str(p) for p in path],
+            "triggers": sorted(map(str, md.get("langgraph_triggers") or ())),
+            "path": list(map(str, path)),
         }
         meta = (run_id, parent_run_id, run_id, ns)
         if node == START_NODE:  # its input is the graph's input, recorded with graph_start
@@ -368,10 +384,10 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         try:
             tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
-            info = self._start_call("tool", run_id, parent_run_id, tool=str(tool),
-                                    tool_call_id=kwargs.get("tool_call_id"))
+            info, meta = self._start_call(run_id, parent_run_id, tool=str(tool),
+                                          tool_call_id=kwargs.get("tool_call_id"))
             args = inputs if inputs is not None else input_str
-            self._rec.emit("tool_start", info, self._meta(run_id, parent_run_id), content=args)
+            self._rec.emit("tool_start", info, meta, content=args)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -419,9 +435,8 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         try:
             model = kwargs.get("name") or (serialized or {}).get("name") or "model"
-            info = self._start_call("model", run_id, parent_run_id, model=str(model))
-            batch = messages[0] if len(messages) == 1 else messages
-            self._rec.emit("model_start", info, self._meta(run_id, parent_run_id), content=batch)
+            info, meta = self._start_call(run_id, parent_run_id, model=str(model))
+            self._rec.emit("model_start", info, meta, content=messages[0] if len(messages) == 1 else messages)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -438,8 +453,8 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         try:
             model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
-            info = self._start_call("model", run_id, parent_run_id, model=str(model))
-            self._rec.emit("model_start", info, self._meta(run_id, parent_run_id), content=prompts)
+            info, meta = self._start_call(run_id, parent_run_id, model=str(model))
+            self._rec.emit("model_start", info, meta, content=prompts)
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -448,16 +463,9 @@ class CaptureHandler(BaseCallbackHandler):
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         try:
             info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
-            outputs: list[Any] = []
-            usage: Any = None
-            for generations in getattr(response, "generations", []) or []:
-                for gen in generations:
-                    message = getattr(gen, "message", None)
-                    outputs.append(message if message is not None else getattr(gen, "text", None))
-                    usage = usage or getattr(message, "usage_metadata", None)
-            usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
-            value = {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
-            self._rec.emit("model_end", info, self._meta(run_id, parent_run_id), content=value)
+            # LangChain does not change a result after reporting it, so reading it waits for the flush.
+            self._rec.emit("model_end", info, self._meta(run_id, parent_run_id),
+                           content=Deferred(_model_output, response))
         except _Duplicate:
             pass
         except Exception as exc:  # noqa: BLE001
@@ -487,7 +495,7 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         try:
             retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-            self._start_call("retriever", run_id, parent_run_id, retriever=str(retriever),
+            self._start_call(run_id, parent_run_id, retriever=str(retriever),
                              query=self._rec.text(str(query)))
         except _Duplicate:
             pass

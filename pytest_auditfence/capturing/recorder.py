@@ -32,6 +32,17 @@ def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
 
 
 NO_CONTENT: Any = object()  # emit() without a payload to store
+
+
+class Deferred:
+    """Content worked out at flush, off the callback hot path: `make(source)`. Only for a source nobody
+    changes after the callback (e.g. LangChain's LLMResult)."""
+
+    __slots__ = ("make", "source")
+
+    def __init__(self, make: Callable[[Any], Any], source: Any) -> None:
+        self.make = make
+        self.source = source
 # Pending events beyond this are written at once, so a long run holds bounded memory.
 MAX_PENDING = 5000
 # The handler passes an event's meta as a tuple in this order (a dict per callback costs on the hot path).
@@ -88,6 +99,8 @@ class Recorder:
                     meta = dict(zip(META_FIELDS, meta))
                 if content is not NO_CONTENT:
                     try:
+                        if type(content) is Deferred:
+                            content = content.make(content.source)
                         payload = {**payload, "blob": self.content(content)}
                     except Exception as exc:  # noqa: BLE001 - one odd value must not lose the rest
                         self.fail(f"serialising a {event_type} payload", exc)
