@@ -40,8 +40,8 @@ def check_thresholds(
     if coverage.denominator == 0 and min_coverage > 0:
         # Vacuous coverage must not pass the gate: a report with nothing checkable traced nothing.
         shortfalls.append(
-            f"coverage 0/0: the report has no checkable claim (no figure, quote or reference), so nothing "
-            f"was traced; set min_coverage=0 if such a report is expected"
+            "coverage 0/0: the report has no checkable claim (no figure, quote or reference), so nothing "
+            "was traced; set min_coverage=0 if such a report is expected"
         )
     elif coverage.value < min_coverage:
         shortfalls.append(f"coverage {coverage} < min_coverage {min_coverage:.1%}")

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from pytest_auditfence.errors import FenceError
-from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source, whitespace_pattern
+from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Quote, Reference, Verdict
 
 # Worst first: a claim takes the worst verdict of its atoms.

@@ -48,17 +48,6 @@ CASCADE_FORMAT_VERSION = 1
 REPORT_NODE = "__report__"
 RAW_UNIT = "__raw__"
 
-# Worst first: the claim's verdict is the worst of its atoms'.
-_SEVERITY = {
-    Verdict.CONTRADICTED: 0,
-    Verdict.UNSUPPORTED: 1,
-    Verdict.MISATTRIBUTED: 2,
-    Verdict.DERIVED: 3,
-    Verdict.VERIFIED: 4,
-    Verdict.SKIPPED: 5,
-    Verdict.UNVERIFIABLE: 6,
-}
-
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -247,7 +236,6 @@ class _AtomTrace:
     reached_raw: bool
     introduced_by: str | None
     derived: list[str]
-    raw_nodes: set[str]
 
 
 class _Auditor:
@@ -429,7 +417,7 @@ class _Auditor:
                     onward.append((ev.node, link))
             if raw_links:
                 return _AtomTrace(links=links + _dedupe(raw_links), reached_raw=True, introduced_by=None,
-                                  derived=formulas, raw_nodes={lk.node for lk in raw_links})
+                                  derived=formulas)
             for node, link in onward:
                 found = visit(self.node_unit(node), links + [link], seen | {node}, formulas)
                 if found is not None:
@@ -446,7 +434,7 @@ class _Auditor:
             return result
         assert best_dead_end is not None
         _, links, node = best_dead_end
-        return _AtomTrace(links=links, reached_raw=False, introduced_by=node, derived=[], raw_nodes=set())
+        return _AtomTrace(links=links, reached_raw=False, introduced_by=node, derived=[])
 
     def _report_link(self, claim: ClaimRecord) -> ChainLink:
         line = self.document.count("\n", 0, claim.start) + 1
@@ -474,7 +462,7 @@ class _Auditor:
         verdict = raw.verdict
         introduced_by: str | None = None
         if dead:
-            introduced_by = min((t.introduced_by for t in dead), key=lambda n: (n is None, n or ""))
+            introduced_by = _origin_of_unbacked(dead)
             if verdict in COVERED_VERDICTS:
                 # The content exists in raw data, but not on the path the claim actually came through.
                 verdict = Verdict.MISATTRIBUTED

@@ -286,9 +286,6 @@ class CaptureHandler(BaseCallbackHandler):
         task = self._owner.get(_key(parent)) if parent is not None else None
         return (str(task) if task else None, self._node_of(task))
 
-    def owner_of(self, run_id: Any) -> Any:
-        return self._owner.get(_key(run_id))
-
     def _start_node(
         self, inputs: Any, run_id: UUID, key: Any, parent_run_id: UUID | None, md: dict[str, Any], node: str,
         step: Any,

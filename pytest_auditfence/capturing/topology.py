@@ -6,7 +6,6 @@ names and the order of everything; no clock, no run ids and no arrival order rea
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -469,6 +468,3 @@ def _completeness(b: _Builder, journal: JournalSummary | None) -> tuple[bool, st
     unique = list(dict.fromkeys(reasons))
     return (not unique, "; ".join(unique) or None)
 
-
-def load_json_blob(text: str) -> Any:
-    return json.loads(text)

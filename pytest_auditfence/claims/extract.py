@@ -103,7 +103,7 @@ _NAMED = [
         rf"(?i)\b(?:according\s+to|as\s+(?:reported|stated|disclosed|noted)\s+(?:by|in)|per|citing|from|in)\s+"
         rf"(?:the\s+|its\s+|their\s+|the\s+company'?s\s+)?(?P<target>(?:fy\s?\d{{2,4}}\s+|\d{{4}}\s+)?(?:{_DOC_TYPES}))\b"
     ),
-    re.compile(rf"\b(?i:the)\s+(?P<target>10-K|10-Q|8-K|20-F|6-K|S-1)\b"),
+    re.compile(r"\b(?i:the)\s+(?P<target>10-K|10-Q|8-K|20-F|6-K|S-1)\b"),
     re.compile(r"(?i)\((?:sources?|via|ref)\s*:\s*(?P<target>[^)\n]{1,80})\)"),
     # "Source: Bloomberg" names its source on the same line; "Sources:" alone heads a list
     re.compile(r"(?im)^\W{0,4}sources?[ \t]*:[ \t]*(?P<target>[^\n]{1,80})$"),

@@ -10,6 +10,7 @@ from types import ModuleType
 import pytest
 
 from audit_pipelines import capture_financial
+from pytest_auditfence import Snapshot
 from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -15,7 +15,7 @@ def test_report_byte_identical_across_runs_and_under_xdist(project):
     project.makepyfile(test_fenced=TESTS)
     first = project.runpytest("--fence-report=r1.json", "--junitxml=junit.xml", "--fence-md-summary=summary.md")
     first.assert_outcomes(passed=1, failed=1)
-    second = project.runpytest("--fence-report=r2.json")
+    project.runpytest("--fence-report=r2.json")
     parallel = project.runpytest("-n", "2", "--fence-report=r3.json")
     parallel.assert_outcomes(passed=1, failed=1)
     parallel.stdout.fnmatch_lines(['c003 contradicted: "Services revenue was $99.9 billion in fiscal 2023."',
