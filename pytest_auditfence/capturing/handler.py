@@ -7,7 +7,9 @@ are graph nodes, which node ran a tool or model call, and the static edges of ea
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
@@ -15,7 +17,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.types import Command, Send
 
-from pytest_auditfence.capturing.recorder import NO_CONTENT, Deferred, Recorder
+from pytest_auditfence.capturing.recorder import MAX_PENDING, NO_CONTENT, Deferred, Recorder
 
 END_NODE = "__end__"
 START_NODE = "__start__"
@@ -180,14 +182,33 @@ class CaptureHandler(BaseCallbackHandler):
     """Records graph nodes, tool calls, chat model calls and retriever results of any run it is attached to.
 
     Sync on purpose, with `run_inline`: LangChain then calls it in the event loop's own thread during
-    ainvoke/astream (no executor hop), and in the worker threads of parallel branches during invoke."""
+    ainvoke/astream (no executor hop), and in the worker threads of parallel branches during invoke.
+
+    Two halves. The callbacks (the hot path, paid during the user's run) only append the raw arguments to a
+    deque, plus the two things that cannot wait: a copy of a node's input state (a node may change the
+    state it was given) and, for a chain that is not a node, the graph whose stream() is on the call stack.
+    `resolve()` works the raw events out into journal events (which node ran a call, node names, routes,
+    duplicates); the Recorder calls it before it queues anything else and before it writes, so the journal
+    keeps the order in which things happened."""
 
     run_inline = True
     raise_error = False
+    # LangChain reads these for every event and handler; plain attributes instead of the base properties.
+    ignore_chain = False
+    ignore_llm = False
+    ignore_chat_model = False
+    ignore_retriever = False
+    ignore_agent = False
+    ignore_retry = False
+    ignore_custom_event = False
 
     def __init__(self, recorder: Recorder) -> None:
         super().__init__()
         self._rec = recorder
+        # (resolver function, *arguments) per callback, in arrival order; deque append/popleft are atomic,
+        # so parallel branches' threads append while another thread resolves.
+        self._raw: deque[tuple[Any, ...]] = deque()
+        self._resolving = threading.RLock()
         # Keyed by _key(run id); values that name runs keep the run id itself (it goes into the journal).
         self._owner: dict[Any, UUID | None] = {}  # any run -> the node task run that contains it
         self._tasks: dict[Any, str] = {}  # node task run -> namespaced node name
@@ -196,6 +217,31 @@ class CaptureHandler(BaseCallbackHandler):
         self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
         self._calls: dict[Any, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
         self._ended: set[Any] = set()
+        recorder.add_source(self.resolve)
+
+    # -- resolution -------------------------------------------------------------------------------
+    def resolve(self) -> None:
+        """Work the raw events received so far into journal events (queued on the Recorder, in order)."""
+        raw = self._raw
+        if not raw:
+            return
+        with self._resolving:
+            while raw:
+                try:
+                    item = raw.popleft()
+                except IndexError:  # another thread took the last one
+                    return
+                try:
+                    item[0](self, *item[1:])
+                except _Duplicate:
+                    pass
+                except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
+                    self._rec.fail(getattr(item[0], "__name__", "callback").lstrip("_"), exc)
+
+    def _push(self, item: tuple[Any, ...]) -> None:
+        self._raw.append(item)
+        if len(self._raw) > MAX_PENDING:  # a long run: work out and write in batches, memory stays bounded
+            self._rec.flush()
 
     # -- helpers -------------------------------------------------------------------------------
     def _structure(self, graph: Any) -> dict[str, Any]:
@@ -226,6 +272,20 @@ class CaptureHandler(BaseCallbackHandler):
         # Raw UUIDs in a tuple: the Recorder makes the journal's meta object of it when it writes the line.
         return (run_id, parent_run_id, self._owner.get(getattr(run_id, "int", run_id)))
 
+    def current_task(self) -> tuple[str | None, str | None]:
+        """(task run id, node name) of the LangGraph node running in this context, if this handler saw it."""
+        from langchain_core.runnables.config import var_child_runnable_config
+
+        config = var_child_runnable_config.get() or {}
+        manager = config.get("callbacks")
+        parent = getattr(manager, "parent_run_id", None)
+        if parent is None:
+            return (None, None)
+        self.resolve()
+        with self._resolving:
+            task = self._owner.get(_key(parent))
+            return (str(task) if task else None, self._node_of(task))
+
     # -- chains: graphs, nodes, branch functions -------------------------------------------------
     def on_chain_start(
         self,
@@ -239,134 +299,126 @@ class CaptureHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         try:
-            md = metadata or {}
-            node = md.get("langgraph_node")
-            step = md.get("langgraph_step")
+            step = metadata.get("langgraph_step") if metadata else None
             # LangGraph tags a node's own run (not the runnables inside it) with its step.
-            key = getattr(run_id, "int", run_id)
-            if node is not None and tags and f"graph:step:{step}" in tags:
-                if key in self._tasks:
-                    return
-                self._start_node(inputs, run_id, key, parent_run_id, md, str(node), step)
+            if step is not None and tags and f"graph:step:{step}" in tags:
+                self._raw.append((CaptureHandler._node_started, run_id, parent_run_id, metadata,
+                                  _snapshot_of(inputs)))
                 return
-            if key in self._owner:
-                return  # the same handler attached twice (config() and instrument_graph) sees events twice
-            owner = self._owner.get(getattr(parent_run_id, "int", parent_run_id)) if parent_run_id is not None else None
-            self._owner[key] = owner
+            # Only now, while its stream() is on the stack, can a graph run be told from a runnable in a node.
             graph = _find_running_graph()
-            if graph is None and parent_run_id is not None:
-                return
-            structure = self._structure(graph) if graph is not None else None
-            self.record_graph_start(run_id, parent_run_id, kwargs.get("name") or "graph", inputs, structure)
-        except _Duplicate:
-            pass
+            content = _snapshot_of(inputs) if graph is not None else NO_CONTENT
+            self._raw.append((CaptureHandler._chain_started, run_id, parent_run_id, kwargs.get("name"), graph,
+                              content))
         except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
             self._rec.fail("on_chain_start", exc)
+
+    def _chain_started(self, run_id: Any, parent_run_id: Any, name: str | None, graph: Any, content: Any) -> None:
+        key = _key(run_id)
+        if key in self._owner:
+            return  # the same handler attached twice (config() and instrument_graph) sees events twice
+        owner = self._owner.get(_key(parent_run_id)) if parent_run_id is not None else None
+        self._owner[key] = owner
+        if graph is None and parent_run_id is not None:
+            return
+        structure = self._structure(graph) if graph is not None else None
+        self._graph_started(run_id, parent_run_id, name or "graph", content, structure)
 
     def record_graph_start(
         self, run_id: Any, parent_run_id: Any, name: str, inputs: Any, structure: dict[str, Any] | None
     ) -> None:
-        """Record the start of a graph run (also used by importers, which know graphs from the run tree)."""
+        """Record the start of a graph run (used by importers, which know graphs from the run tree)."""
+        self._push((CaptureHandler._graph_started, run_id, parent_run_id, name, _snapshot_of(inputs), structure))
+
+    def _graph_started(
+        self, run_id: Any, parent_run_id: Any, name: str, content: Any, structure: dict[str, Any] | None
+    ) -> None:
         key = _key(run_id)
         owner = self._owner.get(_key(parent_run_id)) if parent_run_id is not None else None
         self._owner[key] = owner
         structure = structure or {"nodes": [], "edges": None, "subgraph_nodes": []}
         self._graph_nodes[key] = frozenset(structure["nodes"])
         payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
-        self._rec.emit("graph_start", payload, self._meta(run_id, parent_run_id),
-                       content=_snapshot_of(inputs) if owner is None else NO_CONTENT)
+        self._rec.queue("graph_start", payload, self._meta(run_id, parent_run_id),
+                        content if owner is None and content is not NO_CONTENT else NO_CONTENT)
 
-    def current_task(self) -> tuple[str | None, str | None]:
-        """(task run id, node name) of the LangGraph node running in this context, if this handler saw it."""
-        from langchain_core.runnables.config import var_child_runnable_config
-
-        config = var_child_runnable_config.get() or {}
-        manager = config.get("callbacks")
-        parent = getattr(manager, "parent_run_id", None)
-        task = self._owner.get(_key(parent)) if parent is not None else None
-        return (str(task) if task else None, self._node_of(task))
-
-    def _start_node(
-        self, inputs: Any, run_id: UUID, key: Any, parent_run_id: UUID | None, md: dict[str, Any], node: str,
-        step: Any,
-    ) -> None:
+    def _node_started(self, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], content: Any) -> None:
+        key = _key(run_id)
+        if key in self._tasks:
+            return
+        node = str(md.get("langgraph_node"))
         ns = md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or ""
         name = namespaced_name(ns, node)
         self._owner[key] = run_id
         self._tasks[key] = name
         self._task_graph[key] = parent_run_id
-        path = md.get("langgraph_path") or ()
         payload = {
             "node": name,
             "local": node,
-            "step": step,
+            "step": md.get("langgraph_step"),
             "triggers": sorted(map(str, md.get("langgraph_triggers") or ())),
-            "path": list(map(str, path)),
+            "path": list(map(str, md.get("langgraph_path") or ())),
         }
         meta = (run_id, parent_run_id, run_id, ns)
         if node == START_NODE:  # its input is the graph's input, recorded with graph_start
             payload["blob"] = None
-            self._rec.emit("node_start", payload, meta)
+            self._rec.queue("node_start", payload, meta)
         else:
-            self._rec.emit("node_start", payload, meta, content=_snapshot_of(inputs))
+            self._rec.queue("node_start", payload, meta, content)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        try:
-            key = getattr(run_id, "int", run_id)
-            name = self._tasks.get(key)
-            if name is not None:
-                if key in self._ended:
-                    return
+        self._push((CaptureHandler._chain_ended, outputs, run_id, parent_run_id))
+
+    def _chain_ended(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+        key = _key(run_id)
+        name = self._tasks.get(key)
+        if name is not None:
+            if key in self._ended:
+                return
+            self._ended.add(key)
+            if type(outputs) is dict:  # the usual node output: a state update, no Command routing
+                update, routes = outputs, []
+            else:
+                update, goto = _command_parts(outputs)
+                routes = sorted(set(goto))
+            # The node's own run is its task: meta as _meta() would build it, without the lookups.
+            self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id),
+                            _snapshot_of(update))
+            return
+        if key in self._graph_nodes:
+            if key not in self._ended:
                 self._ended.add(key)
-                if type(outputs) is dict:  # the usual node output: a state update, no Command routing
-                    update, routes = outputs, []
-                else:
-                    update, goto = _command_parts(outputs)
-                    routes = sorted(set(goto))
-                # The node's own run is its task: meta as _meta() would build it, without the lookups.
-                self._rec.emit("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id),
-                               content=_snapshot_of(update))
-                return
-            if key in self._graph_nodes:
-                if key not in self._ended:
-                    self._ended.add(key)
-                    self._rec.emit("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
-                return
-            task = self._owner.get(key)
-            if task is None:
-                return
-            targets = _routes(outputs)
-            if not targets:
-                return
-            task_key = _key(task)
-            known = self._graph_nodes.get(_key(self._task_graph.get(task_key)), frozenset())
-            if all(t in known or t == END_NODE for t in targets):
-                self._rec.emit("route", {"node": self._tasks[task_key], "targets": sorted(set(targets))},
-                               self._meta(run_id, parent_run_id))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_chain_end", exc)
+                self._rec.queue("graph_end", {"ok": True}, self._meta(run_id, parent_run_id))
+            return
+        task = self._owner.get(key)
+        if task is None:
+            return
+        targets = _routes(outputs)
+        if not targets:
+            return
+        task_key = _key(task)
+        known = self._graph_nodes.get(_key(self._task_graph.get(task_key)), frozenset())
+        if all(t in known or t == END_NODE for t in targets):
+            self._rec.queue("route", {"node": self._tasks[task_key], "targets": sorted(set(targets))},
+                            self._meta(run_id, parent_run_id))
 
     def on_chain_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        try:
-            key = _key(run_id)
-            if key in self._ended:
-                return
-            self._ended.add(key)
-            name = self._tasks.get(key)
-            if name is not None:
-                payload = {"node": name, "error": self._rec.text(_error_text(error))}
-                self._rec.emit("node_error", payload, self._meta(run_id, parent_run_id))
-            elif key in self._graph_nodes:
-                payload = {"ok": False, "error": self._rec.text(_error_text(error))}
-                self._rec.emit("graph_end", payload, self._meta(run_id, parent_run_id))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_chain_error", exc)
+        self._push((CaptureHandler._chain_failed, error, run_id, parent_run_id))
+
+    def _chain_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+        key = _key(run_id)
+        if key in self._ended:
+            return
+        self._ended.add(key)
+        name = self._tasks.get(key)
+        if name is not None:
+            payload = {"node": name, "error": self._rec.text(_error_text(error))}
+            self._rec.queue("node_error", payload, self._meta(run_id, parent_run_id))
+        elif key in self._graph_nodes:
+            payload = {"ok": False, "error": self._rec.text(_error_text(error))}
+            self._rec.queue("graph_end", payload, self._meta(run_id, parent_run_id))
 
     # -- tools ------------------------------------------------------------------------------------
     def on_tool_start(
@@ -379,46 +431,40 @@ class CaptureHandler(BaseCallbackHandler):
         inputs: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
-            info, meta = self._start_call(run_id, parent_run_id, tool=str(tool),
-                                          tool_call_id=kwargs.get("tool_call_id"))
-            args = inputs if inputs is not None else input_str
-            self._rec.emit("tool_start", info, meta, content=args)
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_tool_start", exc)
+        tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
+        args = inputs if inputs is not None else input_str
+        self._push((CaptureHandler._tool_started, run_id, parent_run_id, str(tool), kwargs.get("tool_call_id"),
+                    args))
+
+    def _tool_started(self, run_id: UUID, parent_run_id: UUID | None, tool: str, call_id: Any, args: Any) -> None:
+        info, meta = self._start_call(run_id, parent_run_id, tool=tool, tool_call_id=call_id)
+        self._rec.queue("tool_start", info, meta, args)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        try:
-            info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
-            content = output
-            # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
-            if hasattr(output, "tool_call_id") and hasattr(output, "content"):
-                info = {**info, "tool_call_id": info.get("tool_call_id") or output.tool_call_id}
-                content = output.content
-                if getattr(output, "status", "success") == "error":
-                    payload = {**info, "error": self._rec.text(str(content))}
-                    self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
-                    return
-            self._rec.emit("tool_end", info, self._meta(run_id, parent_run_id), content=content)
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_tool_end", exc)
+        self._push((CaptureHandler._tool_ended, output, run_id, parent_run_id))
+
+    def _tool_ended(self, output: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
+        content = output
+        # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
+        if hasattr(output, "tool_call_id") and hasattr(output, "content"):
+            info = {**info, "tool_call_id": info.get("tool_call_id") or output.tool_call_id}
+            content = output.content
+            if getattr(output, "status", "success") == "error":
+                payload = {**info, "error": self._rec.text(str(content))}
+                self._rec.queue("tool_error", payload, self._meta(run_id, parent_run_id))
+                return
+        self._rec.queue("tool_end", info, self._meta(run_id, parent_run_id), content)
 
     def on_tool_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        try:
-            info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
-            payload = {**info, "error": self._rec.text(_error_text(error))}
-            self._rec.emit("tool_error", payload, self._meta(run_id, parent_run_id))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_tool_error", exc)
+        self._push((CaptureHandler._tool_failed, error, run_id, parent_run_id))
+
+    def _tool_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
+        payload = {**info, "error": self._rec.text(_error_text(error))}
+        self._rec.queue("tool_error", payload, self._meta(run_id, parent_run_id))
 
     # -- chat models ------------------------------------------------------------------------------
     def on_chat_model_start(
@@ -430,14 +476,9 @@ class CaptureHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            model = kwargs.get("name") or (serialized or {}).get("name") or "model"
-            info, meta = self._start_call(run_id, parent_run_id, model=str(model))
-            self._rec.emit("model_start", info, meta, content=messages[0] if len(messages) == 1 else messages)
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_chat_model_start", exc)
+        content = messages[0] if len(messages) == 1 else messages
+        self._raw.append((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name"), serialized,
+                          content))
 
     def on_llm_start(
         self,
@@ -448,37 +489,33 @@ class CaptureHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            model = kwargs.get("name") or (serialized or {}).get("name") or "llm"
-            info, meta = self._start_call(run_id, parent_run_id, model=str(model))
-            self._rec.emit("model_start", info, meta, content=prompts)
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_llm_start", exc)
+        self._push((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name") or
+                    (serialized or {}).get("name") or "llm", serialized, list(prompts)))
+
+    def _model_started(
+        self, run_id: UUID, parent_run_id: UUID | None, name: str | None, serialized: Any, content: Any
+    ) -> None:
+        model = name or (serialized or {}).get("name") or "model"
+        info, meta = self._start_call(run_id, parent_run_id, model=str(model))
+        self._rec.queue("model_start", info, meta, content)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        try:
-            info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
-            # LangChain does not change a result after reporting it, so reading it waits for the flush.
-            self._rec.emit("model_end", info, self._meta(run_id, parent_run_id),
-                           content=Deferred(_model_output, response))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_llm_end", exc)
+        # LangChain does not change a result after reporting it, so reading it waits for the flush.
+        self._raw.append((CaptureHandler._model_ended, response, run_id, parent_run_id))
+
+    def _model_ended(self, response: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
+        self._rec.queue("model_end", info, self._meta(run_id, parent_run_id), Deferred(_model_output, response))
 
     def on_llm_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        try:
-            info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
-            payload = {**info, "error": self._rec.text(_error_text(error))}
-            self._rec.emit("model_error", payload, self._meta(run_id, parent_run_id))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_llm_error", exc)
+        self._push((CaptureHandler._model_failed, error, run_id, parent_run_id))
+
+    def _model_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
+        payload = {**info, "error": self._rec.text(_error_text(error))}
+        self._rec.queue("model_error", payload, self._meta(run_id, parent_run_id))
 
     # -- retrievers -------------------------------------------------------------------------------
     def on_retriever_start(
@@ -490,22 +527,17 @@ class CaptureHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        try:
-            retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-            self._start_call(run_id, parent_run_id, retriever=str(retriever),
-                             query=self._rec.text(str(query)))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_retriever_start", exc)
+        retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
+        self._push((CaptureHandler._retriever_started, run_id, parent_run_id, str(retriever), str(query)))
+
+    def _retriever_started(self, run_id: UUID, parent_run_id: UUID | None, retriever: str, query: str) -> None:
+        self._start_call(run_id, parent_run_id, retriever=retriever, query=self._rec.text(query))
 
     def on_retriever_end(
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        try:
-            info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
-            self._rec.emit("retriever_end", info, self._meta(run_id, parent_run_id), content=list(documents))
-        except _Duplicate:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            self._rec.fail("on_retriever_end", exc)
+        self._push((CaptureHandler._retriever_ended, list(documents), run_id, parent_run_id))
+
+    def _retriever_ended(self, documents: list[Any], run_id: UUID, parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
+        self._rec.queue("retriever_end", info, self._meta(run_id, parent_run_id), documents)

@@ -43,6 +43,8 @@ class Deferred:
     def __init__(self, make: Callable[[Any], Any], source: Any) -> None:
         self.make = make
         self.source = source
+
+
 # Pending events beyond this are written at once, so a long run holds bounded memory.
 MAX_PENDING = 5000
 # The handler passes an event's meta as a tuple in this order (a dict per callback costs on the hot path).
@@ -67,6 +69,7 @@ class Recorder:
         self._failure_lock = threading.Lock()
         self._pending: list[tuple[str, dict[str, Any], dict[str, Any] | tuple[Any, ...], Any]] = []
         self._flush_lock = threading.Lock()
+        self._sources: list[Callable[[], None]] = []
 
     def content(self, value: Any) -> str:
         """Store `value` (redacted, as stable JSON) and return its sha256."""
@@ -75,6 +78,15 @@ class Recorder:
 
     def text(self, value: str) -> str:
         return self.redactor.text(value)
+
+    def add_source(self, resolve: Callable[[], None]) -> None:
+        """Register a producer of deferred events (the callback handler's `resolve`): it is called before
+        anything else is queued and before a flush, so the journal keeps the order things happened in."""
+        self._sources.append(resolve)
+
+    def _drain(self) -> None:
+        for resolve in self._sources:
+            resolve()
 
     def emit(
         self,
@@ -85,13 +97,19 @@ class Recorder:
     ) -> None:
         """Queue an event; `content` (any value) is stored by sha256 at flush and named by `blob`. `meta` is a
         dict, or a tuple of values in META_FIELDS order. `payload` is not copied: do not change it later."""
-        if self.level is not None and "level" not in payload:
-            payload = {**payload, "level": self.level}
-        self._pending.append((event_type, payload, meta or {}, content))  # list.append is atomic
+        self._drain()
+        self.queue(event_type, payload, meta, content)
         if len(self._pending) > MAX_PENDING:
             self.flush()
 
+    def queue(self, event_type: str, payload: dict[str, Any], meta: Any = None, content: Any = NO_CONTENT) -> None:
+        """`emit` for a source while it resolves (no draining, no flush: its caller bounds the queue)."""
+        if self.level is not None and "level" not in payload:
+            payload = {**payload, "level": self.level}
+        self._pending.append((event_type, payload, meta or {}, content))  # list.append is atomic
+
     def flush(self) -> None:
+        self._drain()
         with self._flush_lock:
             pending, self._pending = self._pending, []
             for event_type, payload, meta, content in pending:
