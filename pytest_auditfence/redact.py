@@ -185,6 +185,8 @@ class Redactor:
         self.enabled = bool(enabled)
         self.extra = extra
         self._key_cache: dict[str, str] = {}
+        # String values of one capture repeat a lot (a message is in the input of every later node).
+        self._string_cache: dict[str, str] = {}
         source = os.environ if env is None else env
         self._env_names: dict[str, str] = {}
         for name in sorted(source):
@@ -263,10 +265,10 @@ class Redactor:
 
     # ---- values
 
-    def value(self, obj: Any) -> Any:
-        """The JSON-able form of `obj` (see `to_jsonable`) with every string redacted and the whole
-        value of any credential-named key (api_key, Authorization, token, cookie...) replaced."""
-        data = to_jsonable(obj)
+    def value(self, obj: Any, memo: dict[int, Any] | None = None) -> Any:
+        """The JSON-able form of `obj` (see `to_jsonable`, and its `memo`) with every string redacted and
+        the whole value of any credential-named key (api_key, Authorization, token, cookie...) replaced."""
+        data = to_jsonable(obj, memo)
         if not self.enabled:
             return data
         return self._walk(data)
@@ -300,6 +302,17 @@ class Redactor:
         return cached
 
     def _string(self, s: str) -> str:
+        # The built-in rules give the same answer for the same string; the user's hook is not cached.
+        if self.extra is not None:
+            return self._string_uncached(s)
+        cached = self._string_cache.get(s)
+        if cached is None:
+            cached = self._string_uncached(s)
+            if len(self._string_cache) < _STRING_CACHE_SIZE:
+                self._string_cache[s] = cached
+        return cached
+
+    def _string_uncached(self, s: str) -> str:
         # JSON text is redacted as structure too, so `{"password": "hunter2"}` inside a string and
         # secrets hidden behind JSON escapes (`sk-\u0061...`) are caught.
         stripped = s.strip()
@@ -314,6 +327,9 @@ class Redactor:
                 if redacted != plain:
                     return json.dumps(redacted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return self.text(s)
+
+
+_STRING_CACHE_SIZE = 50_000
 
 
 def _kind_of_key(key: str) -> str:

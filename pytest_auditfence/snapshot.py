@@ -1,7 +1,7 @@
 """`Snapshot`: the user-facing capture of one run into a trace folder.
 
 Owns the lifecycle (lazy folder preparation, config(), set_report/save_artifact/declare_dependency,
-finalize, context manager); recording lives in `capture/`, materialisation in `capture/topology.py`.
+finalize, context manager); recording lives in `capturing/`, materialisation in `capturing/topology.py`.
 """
 
 from __future__ import annotations

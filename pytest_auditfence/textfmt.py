@@ -30,6 +30,7 @@ __all__ = [
     "MIN_WRAP_AT",
     "is_message",
     "render_text",
+    "dump_json",
     "stable_json",
     "to_jsonable",
     "truncate",
@@ -77,7 +78,7 @@ _SCALARS = (str, int, float, bool, type(None))
 # to_jsonable
 
 
-def to_jsonable(value: Any) -> Any:
+def to_jsonable(value: Any, memo: dict[int, Any] | None = None) -> Any:
     """Convert any value a LangGraph node, tool or model sees into plain, deterministic JSON data.
 
     Dicts come back with string keys in sorted order, sets sorted, tuples as lists; LangChain
@@ -86,19 +87,22 @@ def to_jsonable(value: Any) -> Any:
     bytes become a `<N bytes sha256=...>` marker; any other object becomes its repr without
     memory addresses. Never raises: cycles give `"<cycle>"`, nesting deeper than `MAX_DEPTH`
     gives `"<max depth>"`. Applying it twice gives the same result as applying it once.
+
+    `memo`: a dict shared by several conversions of values that hold the same LangChain messages (a
+    capture converts each node's input, and every later input holds the earlier messages again); each
+    message is then converted once. Only for values nobody changes in between.
     """
-    return _Converter().convert(value, 0)
+    return _Converter(memo).convert(value, 0)
 
 
 def stable_json(value: Any) -> str:
     """Compact JSON of `to_jsonable(value)`: sorted keys, UTF-8 text, byte-identical for equal input."""
-    return json.dumps(
-        to_jsonable(value),
-        sort_keys=True,
-        ensure_ascii=False,
-        separators=(",", ":"),
-        allow_nan=False,
-    )
+    return dump_json(to_jsonable(value))
+
+
+def dump_json(data: Any) -> str:
+    """`stable_json` of data that is `to_jsonable` output already (it is idempotent): one pass, not two."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _loaded_class(module: str, name: str) -> type | None:
@@ -152,8 +156,9 @@ def _message_type(raw: Any) -> str:
 class _Converter:
     """One conversion: remembers the containers on the current path to spot cycles."""
 
-    def __init__(self) -> None:
+    def __init__(self, memo: dict[int, Any] | None = None) -> None:
         self._active: set[int] = set()
+        self._memo = memo
 
     def convert(self, value: Any, depth: int) -> Any:
         if isinstance(value, str):
@@ -215,7 +220,15 @@ class _Converter:
     def _library_object(self, value: Any, depth: int) -> Any:
         message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
         if message_cls is not None and isinstance(value, message_cls):
-            return self._message(value, depth)
+            if self._memo is None:
+                return self._message(value, depth)
+            hit = self._memo.get(id(value))
+            # The entry keeps the message alive, so its id cannot be reused by another object meanwhile.
+            if hit is not None and hit[0] is value and hit[1] == depth:
+                return hit[2]
+            converted = self._message(value, depth)
+            self._memo[id(value)] = (value, depth, converted)
+            return converted
         document_cls = _loaded_class("langchain_core.documents.base", "Document")
         if document_cls is not None and isinstance(value, document_cls):
             return self._mapping(

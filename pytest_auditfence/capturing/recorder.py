@@ -15,7 +15,7 @@ from pytest_auditfence.capturing.store import BlobStore, JournalWriter
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.manifest import JOURNAL_NAME
 from pytest_auditfence.redact import Redactor
-from pytest_auditfence.textfmt import stable_json
+from pytest_auditfence.textfmt import dump_json
 
 def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
     """`True`: built-in rules; `False`: off; a callable: built-in rules, then the user's hook."""
@@ -71,10 +71,10 @@ class Recorder:
         self._flush_lock = threading.Lock()
         self._sources: list[Callable[[], None]] = []
 
-    def content(self, value: Any) -> str:
+    def content(self, value: Any, memo: dict[int, Any] | None = None) -> str:
         """Store `value` (redacted, as stable JSON) and return its sha256."""
         # Redactor.value converts with to_jsonable first, so message ids and provider metadata are gone too.
-        return self.blobs.put(stable_json(self.redactor.value(value)))
+        return self.blobs.put(dump_json(self.redactor.value(value, memo)))
 
     def text(self, value: str) -> str:
         return self.redactor.text(value)
@@ -112,6 +112,7 @@ class Recorder:
         self._drain()
         with self._flush_lock:
             pending, self._pending = self._pending, []
+            memo: dict[int, Any] = {}  # one conversion per message object in this batch (see to_jsonable)
             for event_type, payload, meta, content in pending:
                 if type(meta) is tuple:
                     meta = dict(zip(META_FIELDS, meta))
@@ -119,7 +120,7 @@ class Recorder:
                     try:
                         if type(content) is Deferred:
                             content = content.make(content.source)
-                        payload = {**payload, "blob": self.content(content)}
+                        payload = {**payload, "blob": self.content(content, memo)}
                     except Exception as exc:  # noqa: BLE001 - one odd value must not lose the rest
                         self.fail(f"serialising a {event_type} payload", exc)
                         payload = {**payload, "blob": None}

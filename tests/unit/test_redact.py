@@ -298,3 +298,21 @@ def test_text_is_idempotent(parts: list[str]) -> None:
     for secret in SECRETS.values():
         if secret in text and secret not in once:
             assert "[REDACTED:" in once
+
+
+def test_repeated_strings_give_the_same_redaction_and_the_user_hook_sees_every_one():
+    secret = "sk-proj-" + "Ab1" * 12
+    value = {"a": f"key {secret}", "b": [f"key {secret}", f"key {secret}"]}
+    plain = Redactor(enabled=True, env={})
+    first, second = plain.value(value), plain.value(value)
+    assert first == second and secret not in json.dumps(first)
+    seen: list[str] = []
+
+    def hook(text: str) -> str:
+        seen.append(text)
+        return text.replace("key", "K")
+
+    hooked = Redactor(enabled=True, extra=hook, env={})
+    assert hooked.value(value)["b"] == [first["a"].replace("key", "K")] * 2
+    hooked.value(value)
+    assert len([s for s in seen if s.startswith("key ")]) == 6  # 3 strings, twice: no answer reused

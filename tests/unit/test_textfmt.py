@@ -614,3 +614,21 @@ def test_to_jsonable_is_json_and_idempotent(value: Any) -> None:
     json.dumps(once, allow_nan=False)
     assert to_jsonable(once) == once
     assert stable_json(once) == stable_json(value)
+
+
+def test_a_shared_memo_converts_each_message_once_with_the_same_result():
+    # A capture converts every node's input; later inputs hold the earlier messages again.
+    history = [HumanMessage(content="Analyze AAPL", id="h1")]
+    inputs = []
+    for i in range(6):
+        history = [*history, AIMessage(content=f"step {i}: revenue $1{i}.4 billion", id=f"a{i}",
+                                       tool_calls=[{"name": "quote", "args": {"t": "AAPL"}, "id": f"c{i}"}])]
+        inputs.append({"messages": history, "nested": [[history[-1]]]})  # the same message one level deeper too
+    memo: dict[int, Any] = {}
+    shared = [to_jsonable(value, memo) for value in inputs]
+    assert shared == [to_jsonable(value) for value in inputs]
+    assert len(memo) == 7  # one entry per message object, whatever the number of conversions
+    deep: Any = history[-1]
+    for _ in range(MAX_DEPTH + 2):
+        deep = [deep]
+    assert to_jsonable(deep, memo) == to_jsonable(deep)  # the depth limit still applies to a known message
