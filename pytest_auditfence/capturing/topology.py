@@ -1,11 +1,12 @@
 """Materialisation: a pure function from journal events to the manifest and the grep-friendly text files.
 
 Owns who-fed-whom (steps, triggers, routes, static edges, subgraph namespaces), rounds, the stable file
-names and the order of everything; no clock, no run ids and no arrival order reach its output.
+names and the order of everything; no clock, no run ids and no order of concurrent events reach its output.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -284,19 +285,52 @@ class _Builder:
         return found
 
 
-def _number_calls(calls: Iterable[_Call], load: Callable[[str], Any]) -> list[tuple[_Call, int]]:
-    """Counter per (owner, kind, label), ordered by content digests, never by arrival."""
+def _number_calls(
+    calls: Iterable[_Call], load: Callable[[str], Any], tasks: dict[str, _Task]
+) -> list[tuple[_Call, int]]:
+    """Counter per (owner, kind, label), in the order the calls were made where that order is a fact
+    of every rerun, never in the order their events happened to arrive:
+    - calls that answer the tool calls of one model message (ToolNode runs them in parallel): the order of
+      their ids in the node's input, i.e. the order the model asked for them;
+    - calls of which each ended before the next began (a node calling a tool in a loop): that order;
+    - otherwise (concurrent calls without ids): by content digests."""
     groups: dict[tuple[Any, ...], list[_Call]] = defaultdict(list)
     for call in calls:
         groups[(call.task or "", call.node or "", call.kind, call.label)].append(call)
     numbered: list[tuple[_Call, int]] = []
     for group in groups.values():
-        def order(c: _Call) -> tuple[str, ...]:
-            end = c.end or {}
-            return (c.start.get("blob") or "", str(c.start.get("tool_call_id") or ""), end.get("blob") or "",
-                    str(end.get("error") or ""))
-        numbered.extend((c, n) for n, c in enumerate(sorted(group, key=order), start=1))
+        ordered = _requested_order(group, load, tasks) or _sequential_order(group)
+        if ordered is None:
+            def digests(c: _Call) -> tuple[str, ...]:
+                end = c.end or {}
+                return (c.start.get("blob") or "", str(c.start.get("tool_call_id") or ""), end.get("blob") or "",
+                        str(end.get("error") or ""))
+            ordered = sorted(group, key=digests)
+        numbered.extend((c, n) for n, c in enumerate(ordered, start=1))
     return numbered
+
+
+def _requested_order(group: list[_Call], load: Callable[[str], Any], tasks: dict[str, _Task]) -> list[_Call] | None:
+    if len(group) < 2:
+        return None
+    ids = [str(c.start.get("tool_call_id") or (c.end or {}).get("tool_call_id") or "") for c in group]
+    task = tasks.get(group[0].task or "")
+    if not all(ids) or len(set(ids)) != len(ids) or task is None or task.in_blob is None:
+        return None
+    # Stable JSON keeps list order, so the ids appear in the order of the message's tool_calls.
+    text = json.dumps(load(task.in_blob), sort_keys=True, ensure_ascii=False)
+    positions = [text.find(json.dumps(i, ensure_ascii=False)) for i in ids]
+    if min(positions) < 0:
+        return None
+    return [c for _, c in sorted(zip(positions, group, strict=True), key=lambda pc: pc[0])]
+
+
+def _sequential_order(group: list[_Call]) -> list[_Call] | None:
+    by_start = sorted(group, key=lambda c: c.start.get("seq", 0))
+    for before, after in zip(by_start, by_start[1:], strict=False):
+        if before.end is None or before.end.get("seq", 0) > after.start.get("seq", 0):
+            return None  # they overlapped (or one never ended): their order is not a fact of every run
+    return by_start
 
 
 def _safe(part: str) -> str:
@@ -361,7 +395,7 @@ def materialize(
         kinds[name] = "subgraph"
 
     rounds_of = {t.run: t for t in b.tasks.values()}
-    for call, number in sorted(_number_calls(b.calls.values(), load),
+    for call, number in sorted(_number_calls(b.calls.values(), load, b.tasks),
                                key=lambda cn: (cn[0].node or "", cn[0].kind, cn[0].label, cn[1])):
         owner = rounds_of.get(call.task) if call.task else None
         node = owner.name if owner else (call.node or call.label)
