@@ -501,7 +501,7 @@ class CaptureHandler(BaseCallbackHandler):
 
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
         # LangChain does not change a result after reporting it, so reading it waits for the flush.
-        self._raw.append((CaptureHandler._model_ended, response, run_id, parent_run_id))
+        self._push((CaptureHandler._model_ended, response, run_id, parent_run_id))
 
     def _model_ended(self, response: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
