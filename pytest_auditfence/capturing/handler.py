@@ -163,6 +163,14 @@ def _model_output(response: Any) -> dict[str, Any]:
     return {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
 
 
+def _handed_to_parent(error: BaseException) -> Command | None:
+    """The Command of a `Command(graph=Command.PARENT, ...)` that LangGraph raises out of a subgraph node."""
+    if type(error).__name__ != "ParentCommand":
+        return None
+    command = error.args[0] if error.args else None
+    return command if isinstance(command, Command) else None
+
+
 def _error_text(error: BaseException) -> str:
     interrupts = getattr(error, "args", ())
     if type(error).__name__ in ("GraphInterrupt", "NodeInterrupt") and interrupts:
@@ -410,6 +418,12 @@ class CaptureHandler(BaseCallbackHandler):
     def _chain_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
         key = _key(run_id)
         if key in self._ended:
+            return
+        command = _handed_to_parent(error)
+        if command is not None and (key in self._tasks or key in self._graph_nodes):
+            # Command(graph=Command.PARENT): LangGraph raises it to hand an update and a goto to the parent
+            # graph. It is how the node (and its subgraph run) ends, not an error.
+            self._chain_ended(command, run_id, parent_run_id)
             return
         self._ended.add(key)
         name = self._tasks.get(key)

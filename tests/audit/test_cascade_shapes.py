@@ -13,7 +13,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, tools_condition
-from langgraph.types import Send
+from langgraph.types import Command, Send
 
 from pytest_auditfence import IncompleteCaptureError, Policy, Snapshot, Verdict
 from pytest_auditfence.audit.cascade import REPORT_NODE, audit_cascade_sync
@@ -50,19 +50,26 @@ class Notes(TypedDict):
     notes: Annotated[list[str], operator.add]
 
 
-def _subgraph_app(invent: bool) -> Any:
+def _research(last: str, finish: Any) -> Any:
+    """The research subgraph: `search` fetches the AAPL price with a tool, then `last` runs `finish`."""
+
     def search(state: Notes, config: RunnableConfig) -> dict[str, Any]:
         return {"notes": [get_price.invoke({"ticker": "AAPL"}, config)]}
 
+    research = StateGraph(Notes)
+    research.add_node("search", search)
+    research.add_node(last, finish)
+    research.add_edge(START, "search")
+    research.add_edge("search", last)
+    return research.compile()
+
+
+def _subgraph_app(invent: bool) -> Any:
     def summarize(state: Notes) -> dict[str, Any]:
         extra = " Its dividend yield was 2.9%." if invent else ""
         return {"notes": ["Summary: AAPL closed at $187.32 on 2024-03-28." + extra]}
 
-    research = StateGraph(Notes)
-    research.add_node("search", search)
-    research.add_node("summarize", summarize)
-    research.add_edge(START, "search")
-    research.add_edge("search", "summarize")
+    research = _research("summarize", summarize)
 
     def plan(state: Notes) -> dict[str, Any]:
         return {"notes": ["Plan: look up the AAPL closing price."]}
@@ -73,7 +80,7 @@ def _subgraph_app(invent: bool) -> Any:
 
     outer = StateGraph(Notes)
     outer.add_node("plan", plan)
-    outer.add_node("research", research.compile())
+    outer.add_node("research", research)
     outer.add_node("write", write)
     outer.add_edge(START, "plan")
     outer.add_edge("plan", "research")
@@ -103,6 +110,39 @@ def test_subgraph_inner_fabrication_is_attributed_to_the_inner_node(tmp_path: Pa
     assert claim.verdict is Verdict.UNSUPPORTED
     assert claim.introduced_by == "research/summarize"
     assert cascade.hallucinations.numerator == 1
+
+
+def _parent_command_app() -> Any:
+    """The research subgraph's last node hands its summary to the parent with Command(graph=PARENT)."""
+
+    def handoff(state: Notes) -> Command:
+        summary = "AAPL closed at $187.32 on 2024-03-28. Its dividend yield was 2.9%."
+        return Command(graph=Command.PARENT, goto="write", update={"notes": [summary]})
+
+
+    def write(state: Notes) -> dict[str, Any]:
+        return {"notes": [f"Report: {state['notes'][-1]}"]}
+
+    outer = StateGraph(Notes)
+    outer.add_node("research", _research("handoff", handoff))
+    outer.add_node("write", write)
+    outer.add_edge(START, "research")
+    outer.add_edge("write", END)
+    return outer.compile()
+
+
+def test_a_command_handed_to_the_parent_graph_carries_the_chain(tmp_path: Path) -> None:
+    snap, report = _capture(_parent_command_app(), {"notes": []}, tmp_path / "t",
+                            lambda r: r["notes"][-1].removeprefix("Report: "))
+    cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+    chain = cascade.trace_claim("$187.32")
+    assert chain.verdict is Verdict.VERIFIED
+    assert [link.node for link in chain.links][:4] == [REPORT_NODE, "write", "research", "research/handoff"]
+    assert chain.links[-1].kind == "tool_call" and "187.32" in chain.links[-1].text
+    assert not any("ParentCommand" in link.text for link in chain.links)  # an update, not an error text
+    invented = next(c for c in cascade.claims if "2.9%" in c.claim)
+    assert invented.verdict is Verdict.UNSUPPORTED
+    assert invented.introduced_by == "research/handoff"
 
 
 # -- a tool-calling agent loop (agent <-> tools, several rounds) --------------------------------------

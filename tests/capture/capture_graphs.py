@@ -169,6 +169,29 @@ def subgraph_in_function(calls: int = 2) -> Any:
     return g.compile()
 
 
+def parent_command() -> Any:
+    """A subgraph node that hands its update to the parent graph with Command(graph=Command.PARENT)."""
+
+    def check(state: State) -> Command:
+        return Command(graph=Command.PARENT, goto="escalate", update={"log": ["check found a 12% gap"]})
+
+    review = StateGraph(State)
+    review.add_node("check", check)
+    review.add_edge(START, "check")
+
+    def escalate(state: State) -> dict[str, Any]:
+        return {"log": [f"escalated: {state['log'][-1]}"]}
+
+    g = StateGraph(State)
+    g.add_node("plan", step("plan"))
+    g.add_node("review", review.compile())
+    g.add_node("escalate", escalate)
+    g.add_edge(START, "plan")
+    g.add_edge("plan", "review")
+    g.add_edge("escalate", END)
+    return g.compile()
+
+
 # -- tool-calling agent -------------------------------------------------------------------------------
 PRICES = {"AAPL": "187.32", "MSFT": "411.07", "GOOG": "141.80"}
 

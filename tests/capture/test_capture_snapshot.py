@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from capture_graphs import agent_loop, failing, fan_out_in, linear, map_reduce, run
+from capture_graphs import agent_loop, failing, fan_out_in, linear, map_reduce, parent_command, run
 from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
@@ -26,6 +26,8 @@ ENV_SECRET = "zq8-VeryPrivate-Value-771"
         (map_reduce, {"tickers": [], "results": []}, "invoke"),
         (map_reduce, {"tickers": [], "results": []}, "ainvoke"),
         (agent_loop, {"messages": [("user", "prices?")]}, "ainvoke"),
+        (parent_command, {"log": []}, "invoke"),
+        (parent_command, {"log": []}, "astream"),
     ],
 )
 def test_reruns_into_two_folders_are_byte_identical(tmp_path, read_tree, factory, inputs, mode):

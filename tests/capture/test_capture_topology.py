@@ -15,6 +15,7 @@ from capture_graphs import (
     map_reduce,
     parallel_lanes,
     run,
+    parent_command,
     subgraph_in_function,
     subgraph_node,
 )
@@ -118,6 +119,27 @@ def test_subgraph_invoked_inside_a_node(tmp_path, mode):
     first = (tmp_path / "trace/nodes/outer/search/r1.input.txt").read_text()
     second = (tmp_path / "trace/nodes/outer/search/r2.input.txt").read_text()
     assert "query 0" in first and "query 1" in second
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_subgraph_node_handing_a_command_to_its_parent(tmp_path, mode):
+    # LangGraph raises Command(graph=Command.PARENT) out of the subgraph; the capture records it as the
+    # node's update and route, not as an error (and not with the parent's task id in it).
+    m = capture(tmp_path, parent_command(), {"log": []}, mode)
+    assert m.edges == [
+        (IN, "plan"),
+        ("plan", "review/check"),
+        ("review", "escalate"),
+        ("review/check", "review"),
+    ]
+    assert m.node("review").kind == "subgraph"
+    assert m.final_node == "escalate"
+    root = tmp_path / "trace"
+    for node in ("review/check", "review"):
+        [output] = m.files_of(node, "node_output")
+        assert not output.error
+        assert (root / output.path).read_text() == "log:\n  - check found a 12% gap\n"
+    assert "check found a 12% gap" in (root / "nodes/escalate/r1.input.txt").read_text()
 
 
 @pytest.mark.parametrize("mode", MODES)
