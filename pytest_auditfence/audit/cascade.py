@@ -264,6 +264,10 @@ class _Auditor:
         self.files = {f.path: f for f in self.manifest.files}
         self.cache = IndexCache()
         self.units: dict[str, AuditUnit] = {}
+        # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
+        # when a figure is in neither its raw data nor its direct upstream outputs (see _hop).
+        self.received: dict[str, AuditUnit | None] = {}
+        self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
         self.errors: list[str] = []
 
@@ -343,6 +347,32 @@ class _Auditor:
             unit = self.units[node] = self._unit(node, node, upstream, records)
         return unit
 
+    def received_unit(self, node: str) -> AuditUnit | None:
+        """The files of the state `node` was given (its input files), or None when none was captured."""
+        if node not in self.received:
+            records = self.manifest.files_of(node, "node_input")
+            self.received[node] = self._unit(f"{node} input", node, [], records) if records else None
+        return self.received[node]
+
+    def earlier_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of `node`'s ancestors beyond its direct upstream, not yet on the path. A LangGraph
+        node is given the whole state: what a node two steps back wrote is still in it ('fetch -> analyze
+        -> write', where write quotes fetch's data that analyze did not repeat)."""
+        direct = set(self.manifest.upstream(node))
+        ancestors: set[str] = set()
+        frontier = list(direct)
+        while frontier:
+            for up in self.manifest.upstream(frontier.pop()):
+                if up not in ancestors:
+                    ancestors.add(up)
+                    frontier.append(up)
+        wanted = frozenset(ancestors - direct - seen - {node, INPUT_NODE})
+        key = (node, wanted)
+        if key not in self.earlier:
+            records = [f for a in sorted(wanted) for f in self._outputs(a)]
+            self.earlier[key] = self._unit(f"{node} earlier state", node, sorted(wanted), records) if records else None
+        return self.earlier[key]
+
     def raw_unit(self) -> AuditUnit:
         unit = self.units.get(RAW_UNIT)
         if unit is None:
@@ -391,7 +421,43 @@ class _Auditor:
                 checked = verify_claim(candidate, unit.fence, index)
                 if checked.verdict in COVERED_VERDICTS and checked.evidence:
                     return checked
+        if unit.node in (REPORT_NODE, RAW_UNIT) or not self._received(candidates, unit.node):
+            return None
+        # The node was given the content, but not by its direct upstream: an earlier node's output still in
+        # the state. Only looked at when the node's own input holds the content (an overwritten value is
+        # not in it).
+        earlier = self.earlier_unit(unit.node, seen)
+        if earlier is not None:
+            for candidate in candidates:
+                checked = verify_claim(candidate, earlier.fence, earlier.index)
+                if checked.verdict in COVERED_VERDICTS and checked.evidence:
+                    return checked
         return None
+
+    def _dead_end_origin(self, node: str, atom_claim: ClaimRecord, whole: ClaimRecord | None) -> str:
+        """Who introduced content that a trace cannot follow past `node`: the node itself, unless it was
+        given the content by the node that contains it. A subgraph invoked inside a node function gets
+        its input from that function's code ('outer' built the query 'outer/search' received)."""
+        if node in (REPORT_NODE, RAW_UNIT) or node not in {n.name for n in self.manifest.nodes}:
+            return node
+        parent = self.manifest.node(node).parent
+        candidates = [atom_claim] if whole is None else [atom_claim, whole]
+        if parent and self._received(candidates, node):
+            return parent
+        return node
+
+    def _received(self, candidates: list[ClaimRecord], node: str) -> bool:
+        """Does the state `node` was given hold the atom (alone or with its claim)?"""
+        from pytest_auditfence.verify import verify_claim
+
+        received = self.received_unit(node)
+        if received is None:
+            return False
+        for candidate in candidates:
+            checked = verify_claim(candidate, received.fence, received.index)
+            if checked.verdict in COVERED_VERDICTS and checked.evidence:
+                return True
+        return False
 
     def trace_atom(self, atom_claim: ClaimRecord, whole: ClaimRecord | None = None) -> _AtomTrace:
         """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
@@ -404,7 +470,7 @@ class _Auditor:
             if checked is None:
                 depth = len(links)
                 if best_dead_end is None or depth > best_dead_end[0]:
-                    best_dead_end = (depth, links, unit.node)
+                    best_dead_end = (depth, links, self._dead_end_origin(unit.node, atom_claim, whole))
                 return None
             formulas = derived + ([checked.formula] if checked.verdict is Verdict.DERIVED and checked.formula else [])
             raw_links: list[ChainLink] = []

@@ -50,18 +50,24 @@ class Notes(TypedDict):
     notes: Annotated[list[str], operator.add]
 
 
+def _in_a_row(state: type, *nodes: tuple[str, Any]) -> Any:
+    """START -> each (name, node) in turn -> END, compiled."""
+    g = StateGraph(state)
+    for name, node in nodes:
+        g.add_node(name, node)
+    names = [START, *(name for name, _ in nodes), END]
+    for a, b in zip(names, names[1:], strict=False):
+        g.add_edge(a, b)
+    return g.compile()
+
+
 def _research(last: str, finish: Any) -> Any:
     """The research subgraph: `search` fetches the AAPL price with a tool, then `last` runs `finish`."""
 
     def search(state: Notes, config: RunnableConfig) -> dict[str, Any]:
         return {"notes": [get_price.invoke({"ticker": "AAPL"}, config)]}
 
-    research = StateGraph(Notes)
-    research.add_node("search", search)
-    research.add_node(last, finish)
-    research.add_edge(START, "search")
-    research.add_edge("search", last)
-    return research.compile()
+    return _in_a_row(Notes, ("search", search), (last, finish))
 
 
 def _subgraph_app(invent: bool) -> Any:
@@ -78,15 +84,7 @@ def _subgraph_app(invent: bool) -> Any:
         summary = state["notes"][-1].removeprefix("Summary: ")
         return {"notes": [f"Report: {summary}"]}
 
-    outer = StateGraph(Notes)
-    outer.add_node("plan", plan)
-    outer.add_node("research", research)
-    outer.add_node("write", write)
-    outer.add_edge(START, "plan")
-    outer.add_edge("plan", "research")
-    outer.add_edge("research", "write")
-    outer.add_edge("write", END)
-    return outer.compile()
+    return _in_a_row(Notes, ("plan", plan), ("research", research), ("write", write))
 
 
 def test_subgraph_chain_runs_through_the_inner_nodes(tmp_path: Path) -> None:
@@ -118,7 +116,6 @@ def _parent_command_app() -> Any:
     def handoff(state: Notes) -> Command:
         summary = "AAPL closed at $187.32 on 2024-03-28. Its dividend yield was 2.9%."
         return Command(graph=Command.PARENT, goto="write", update={"notes": [summary]})
-
 
     def write(state: Notes) -> dict[str, Any]:
         return {"notes": [f"Report: {state['notes'][-1]}"]}
@@ -354,3 +351,82 @@ def test_a_claim_citing_a_url_never_fetched_is_unsupported(tmp_path: Path) -> No
     cited = next(c for c in cascade.claims if "$141.80" in c.claim)
     assert cited.verdict is Verdict.UNSUPPORTED
     assert cited.introduced_by == "fetch"
+
+
+# -- state that skips a node: a node given what an earlier node wrote ---------------------------------
+
+
+class Desk(TypedDict):
+    notes: Annotated[list[str], operator.add]
+    draft: str  # no reducer: a later write replaces it
+
+
+def _desk_app(report_of: Any) -> Any:
+    """fetch (tool) -> analyze (adds a note, overwrites the draft) -> write (reports from the whole state)."""
+
+    def fetch(state: Desk, config: RunnableConfig) -> dict[str, Any]:
+        return {"notes": [get_price.invoke({"ticker": "AAPL"}, config)],
+                "draft": get_headcount.invoke({"company": "Apple"}, config)}
+
+    def analyze(state: Desk) -> dict[str, Any]:
+        return {"notes": ["The calendar shows no earnings call this week."], "draft": "(cleared)"}
+
+    def write(state: Desk) -> dict[str, Any]:
+        return {"notes": [report_of(state)]}
+
+    return _in_a_row(Desk, ("fetch", fetch), ("analyze", analyze), ("write", write))
+
+
+def test_a_figure_from_two_steps_back_traces_to_the_node_that_wrote_it(tmp_path: Path) -> None:
+    # write quotes fetch's note, which analyze did not repeat: still in the state write was given.
+    app = _desk_app(lambda s: s["notes"][0].replace("AAPL closed", "Apple shares closed") + " Volume was 51.2 million.")
+    snap, report = _capture(app, {"notes": [], "draft": ""}, tmp_path / "t", lambda r: r["notes"][-1])
+    cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+    chain = cascade.trace_claim("$187.32")
+    assert chain.verdict is Verdict.VERIFIED
+    assert [link.node for link in chain.links] == [REPORT_NODE, "write", "fetch", "fetch"]
+    assert chain.links[-1].kind == "tool_call"
+    invented = next(c for c in cascade.claims if "51.2 million" in c.claim)
+    assert invented.verdict is Verdict.UNSUPPORTED and invented.introduced_by == "write"
+
+
+def test_an_overwritten_value_is_not_taken_as_given(tmp_path: Path) -> None:
+    # fetch's headcount went into `draft`, which analyze overwrote: write was never given 164,000.
+    app = _desk_app(lambda s: "Apple reported 164,000 full-time employees.")
+    snap, report = _capture(app, {"notes": [], "draft": ""}, tmp_path / "t", lambda r: r["notes"][-1])
+    cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+    [claim] = [c for c in cascade.claims if c.checkable]
+    assert claim.verdict is Verdict.MISATTRIBUTED  # in raw data, not on the path the report came through
+    assert claim.introduced_by == "write"
+
+
+# -- a subgraph invoked inside a node function ----------------------------------------------------------
+
+
+def _supervisor_app(brief: str, invent_inside: bool) -> Any:
+    def search(state: Notes) -> dict[str, Any]:
+        extra = " Its dividend yield was 2.9%." if invent_inside else ""
+        return {"notes": [f"Found: {state['notes'][-1]}{extra}"]}
+
+    sub = _in_a_row(Notes, ("search", search))
+
+    def outer(state: Notes, config: RunnableConfig) -> dict[str, Any]:
+        found = sub.invoke({"notes": [brief]}, config)["notes"][-1]  # outer's own code builds the input
+        return {"notes": [found]}
+
+    def final(state: Notes) -> dict[str, Any]:
+        return {"notes": [f"Report: {state['notes'][-1]}"]}
+
+    return _in_a_row(Notes, ("outer", outer), ("final", final))
+
+
+@pytest.mark.parametrize(("invent_inside", "origin"), [(False, "outer"), (True, "outer/search")])
+def test_a_sub_agent_input_built_by_its_caller_is_the_caller_s_doing(tmp_path: Path, invent_inside: bool,
+                                                                    origin: str) -> None:
+    brief = "the AAPL target price is $240" if not invent_inside else "look up AAPL"
+    snap, report = _capture(_supervisor_app(brief, invent_inside), {"notes": []}, tmp_path / "t",
+                            lambda r: r["notes"][-1].removeprefix("Report: "))
+    cascade = audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+    invented = [c for c in cascade.claims if c.checkable]
+    assert invented and all(c.verdict is Verdict.UNSUPPORTED for c in invented)
+    assert {c.introduced_by for c in invented} == {origin}
