@@ -185,8 +185,6 @@ class Redactor:
         self.enabled = bool(enabled)
         self.extra = extra
         self._key_cache: dict[str, str] = {}
-        # String values of one capture repeat a lot (a message is in the input of every later node).
-        self._string_cache: dict[str, str] = {}
         source = os.environ if env is None else env
         self._env_names: dict[str, str] = {}
         for name in sorted(source):
@@ -265,19 +263,28 @@ class Redactor:
 
     # ---- values
 
-    def value(self, obj: Any, memo: dict[int, Any] | None = None) -> Any:
+    def value(self, obj: Any, memo: dict[Any, Any] | None = None) -> Any:
         """The JSON-able form of `obj` (see `to_jsonable`, and its `memo`) with every string redacted and
-        the whole value of any credential-named key (api_key, Authorization, token, cookie...) replaced."""
+        the whole value of any credential-named key (api_key, Authorization, token, cookie...) replaced.
+
+        With a `memo` shared by a batch of values, each distinct string is also redacted once per batch
+        (a message is in the input of every later node); the user's hook still sees every string."""
         data = to_jsonable(obj, memo)
         if not self.enabled:
             return data
-        return self._walk(data)
+        strings = memo.setdefault(_STRINGS, {}) if memo is not None and self.extra is None else None
+        return self._walk(data, strings)
 
-    def _walk(self, data: Any) -> Any:
+    def _walk(self, data: Any, strings: dict[str, str] | None = None) -> Any:
         if isinstance(data, str):
-            return self._string(data)
+            if strings is None:
+                return self._string(data)
+            done = strings.get(data)
+            if done is None:
+                done = strings[data] = self._string(data)
+            return done
         if isinstance(data, list):
-            return [self._walk(item) for item in data]
+            return [self._walk(item, strings) for item in data]
         if isinstance(data, dict):
             out: dict[str, Any] = {}
             for key, item in data.items():
@@ -287,7 +294,7 @@ class Redactor:
                 if is_credential_key(key) and item is not None:
                     out[new_key] = marker(_kind_of_key(key))
                 else:
-                    out[new_key] = self._walk(item)
+                    out[new_key] = self._walk(item, strings)
             return {k: out[k] for k in sorted(out)}
         return data
 
@@ -302,17 +309,6 @@ class Redactor:
         return cached
 
     def _string(self, s: str) -> str:
-        # The built-in rules give the same answer for the same string; the user's hook is not cached.
-        if self.extra is not None:
-            return self._string_uncached(s)
-        cached = self._string_cache.get(s)
-        if cached is None:
-            cached = self._string_uncached(s)
-            if len(self._string_cache) < _STRING_CACHE_SIZE:
-                self._string_cache[s] = cached
-        return cached
-
-    def _string_uncached(self, s: str) -> str:
         # JSON text is redacted as structure too, so `{"password": "hunter2"}` inside a string and
         # secrets hidden behind JSON escapes (`sk-\u0061...`) are caught.
         stripped = s.strip()
@@ -329,7 +325,7 @@ class Redactor:
         return self.text(s)
 
 
-_STRING_CACHE_SIZE = 50_000
+_STRINGS = "strings"  # the key of a batch memo's string cache (the memo's other keys are object ids)
 
 
 def _kind_of_key(key: str) -> str:

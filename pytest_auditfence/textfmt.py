@@ -78,7 +78,7 @@ _SCALARS = (str, int, float, bool, type(None))
 # to_jsonable
 
 
-def to_jsonable(value: Any, memo: dict[int, Any] | None = None) -> Any:
+def to_jsonable(value: Any, memo: dict[Any, Any] | None = None) -> Any:
     """Convert any value a LangGraph node, tool or model sees into plain, deterministic JSON data.
 
     Dicts come back with string keys in sorted order, sets sorted, tuples as lists; LangChain
@@ -156,7 +156,7 @@ def _message_type(raw: Any) -> str:
 class _Converter:
     """One conversion: remembers the containers on the current path to spot cycles."""
 
-    def __init__(self, memo: dict[int, Any] | None = None) -> None:
+    def __init__(self, memo: dict[Any, Any] | None = None) -> None:
         self._active: set[int] = set()
         self._memo = memo
 

@@ -71,7 +71,7 @@ class Recorder:
         self._flush_lock = threading.Lock()
         self._sources: list[Callable[[], None]] = []
 
-    def content(self, value: Any, memo: dict[int, Any] | None = None) -> str:
+    def content(self, value: Any, memo: dict[Any, Any] | None = None) -> str:
         """Store `value` (redacted, as stable JSON) and return its sha256."""
         # Redactor.value converts with to_jsonable first, so message ids and provider metadata are gone too.
         return self.blobs.put(dump_json(self.redactor.value(value, memo)))
@@ -112,7 +112,7 @@ class Recorder:
         self._drain()
         with self._flush_lock:
             pending, self._pending = self._pending, []
-            memo: dict[int, Any] = {}  # one conversion per message object in this batch (see to_jsonable)
+            memo: dict[Any, Any] = {}  # each message converted, each string redacted once in this batch
             for event_type, payload, meta, content in pending:
                 if type(meta) is tuple:
                     meta = dict(zip(META_FIELDS, meta))
