@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_auditfence.errors import AuditFenceError
-from pytest_auditfence.textfmt import to_jsonable
+from pytest_auditfence.textfmt import decode_structure, to_jsonable
 
 __all__ = ["ENV_NAME_WORDS", "MIN_ENV_SECRET_LENGTH", "Redactor", "is_credential_key", "marker"]
 
@@ -309,19 +309,15 @@ class Redactor:
         return cached
 
     def _string(self, s: str) -> str:
-        # JSON text is redacted as structure too, so `{"password": "hunter2"}` inside a string and
-        # secrets hidden behind JSON escapes (`sk-\u0061...`) are caught.
-        stripped = s.strip()
-        if len(stripped) >= 2 and (stripped[0], stripped[-1]) in (("{", "}"), ("[", "]")):
-            try:
-                decoded = json.loads(stripped)
-            except (ValueError, RecursionError):
-                decoded = None
-            if isinstance(decoded, (dict, list)):
-                plain = to_jsonable(decoded)
-                redacted = self._walk(plain)
-                if redacted != plain:
-                    return json.dumps(redacted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        # JSON or Python-literal text is redacted as structure too, so `{"password": "hunter2"}` or
+        # `{'password': 'hunter2'}` inside a string and secrets hidden behind escapes (`sk-\u0061...`) are
+        # caught: the trace renders such a string as the structure it holds.
+        decoded = decode_structure(s)
+        if decoded is not None:
+            plain = to_jsonable(decoded)
+            redacted = self._walk(plain)
+            if redacted != plain:
+                return json.dumps(redacted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return self.text(s)
 
 

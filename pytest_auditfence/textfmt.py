@@ -5,6 +5,7 @@ Owns `to_jsonable`, `stable_json`, `render_text` and `truncate`; imports no Lang
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import datetime as _dt
 import decimal
@@ -28,6 +29,7 @@ __all__ = [
     "MAX_DEPTH",
     "MESSAGE_TYPES",
     "MIN_WRAP_AT",
+    "decode_structure",
     "is_message",
     "render_text",
     "dump_json",
@@ -504,19 +506,36 @@ class _Renderer:
 
 
 def _structure_of(value: Any, depth: int) -> Any:
-    """The decoded structure of a string that holds a JSON object or array, else None."""
     if not isinstance(value, str) or depth >= MAX_DEPTH:
         return None
-    text = value.strip()
+    decoded = decode_structure(value)
+    return None if decoded is None else to_jsonable(decoded)
+
+
+def decode_structure(text: str) -> dict[Any, Any] | list[Any] | None:
+    """The dict or list a string holds as JSON, or as a Python literal (what `str(result)` of a tool's
+    dict gives, often put into a message), else None. Rendering and redaction read strings alike."""
+    text = text.strip()
     if len(text) < 2 or (text[0], text[-1]) not in (("{", "}"), ("[", "]")):
         return None
     try:
         decoded = json.loads(text)
     except (ValueError, RecursionError):
+        decoded = _python_literal(text)
+    return decoded if isinstance(decoded, (dict, list)) else None
+
+
+# Past this size a string that is not JSON is left as text: parsing it as Python would cost too much.
+_LITERAL_LIMIT = 1_000_000
+
+
+def _python_literal(text: str) -> Any:
+    if len(text) > _LITERAL_LIMIT or "'" not in text:
         return None
-    if not isinstance(decoded, (dict, list)):
+    try:
+        return ast.literal_eval(text)  # literals only: never runs code
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
         return None
-    return to_jsonable(decoded)
 
 
 def _scalar(value: Any) -> str:

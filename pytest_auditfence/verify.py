@@ -816,8 +816,37 @@ def _unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list
                             and near_subject(index.loaded(observed.file), o.start, o.end, keys, structured_ok=False)):
                         found.append((observed.file, o.start,
                                       _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    elif q.kind == "percent" and q.unit == "%":
+        found.extend(_as_fraction(claim, q, keys, index))
     found.sort(key=lambda m: (m[0], m[1]))
     return list({(f, start): m for f, start, m in found}.values())
+
+
+# A fraction standing for a percentage ('gross_margin: 0.4421' for '44.2%'): written with a decimal point
+# and at least two decimals, below this in size (a growth of 250% is 2.5).
+_FRACTION_LIMIT = 10.0
+_DECIMALS = re.compile(r"\d*\.(\d{2,})")
+
+
+def _as_fraction(claim: ClaimRecord, q: Quantity, keys: set[str], index: SourceIndex) -> list[tuple[int, int, AtomMatch]]:
+    """A claimed percentage that the sources give as a fraction, as data APIs do ('revenue_growth: 0.061'
+    for 'revenue grew 6.1%'): equal within the precision the claim shows, and on a line whose own words
+    name the claim's subject (a bare decimal elsewhere is a chance match)."""
+    shown, tol = _claims_api().displayed_value(q)
+    target, slack = shown / 100.0, tol / 100.0 + 1e-12
+    found: list[tuple[int, int, AtomMatch]] = []
+    for observed in index.near(target, slack):
+        o = index.quantity(observed)
+        if o.kind != "number" or o.unit is not None or o.scale != 1.0 or abs(o.value) >= _FRACTION_LIMIT:
+            continue
+        if abs(o.value - target) > slack:
+            continue
+        loaded = index.loaded(observed.file)
+        if not _DECIMALS.fullmatch(loaded.text[o.start:o.end].lstrip("+-")):
+            continue
+        if keys and near_subject(loaded, o.start, o.end, keys, structured_ok=False):
+            found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    return found
 
 
 _PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to|-to-)\s?\(?(\d+(?:\.\d+)?)")

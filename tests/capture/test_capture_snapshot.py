@@ -77,6 +77,27 @@ def test_planted_secrets_never_reach_any_file(tmp_path, monkeypatch):
     assert "[REDACTED" in (tmp_path / "t" / "report.md").read_text()
 
 
+def test_credentials_inside_a_python_literal_string_are_redacted(tmp_path):
+    # str(response) of a tool's dict lands in the state; the trace renders it as the structure it holds,
+    # so its credential-named fields must be redacted as fields, whatever their values look like.
+    from capture_graphs import State  # noqa: PLC0415
+    from langgraph.graph import START, StateGraph
+
+    def login(state: State) -> dict:
+        return {"log": [str({"user": "ann", "password": "hunter2", "session": {"token": "tk0"}})]}
+
+    g = StateGraph(State)
+    g.add_node("login", login)
+    g.add_edge(START, "login")
+    with Snapshot(tmp_path / "t") as snap:
+        g.compile().invoke({"log": []}, config=snap.config())
+    for path in (p for p in (tmp_path / "t").rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        assert b"hunter2" not in data and b"tk0" not in data, path
+    output = (tmp_path / "t" / "nodes/login/r1.output.txt").read_text()
+    assert "user: ann" in output and "password: [REDACTED" in output
+
+
 def test_user_redact_hook_runs_before_writing(tmp_path, read_tree):
     with Snapshot(tmp_path / "t", redact=lambda s: s.replace("analyze", "XXXX")) as snap:
         linear().invoke({"log": []}, config=snap.config())

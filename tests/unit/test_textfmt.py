@@ -414,6 +414,23 @@ def test_json_strings_are_decoded_into_structure() -> None:
     )
 
 
+def test_python_literal_strings_are_decoded_too_but_never_run() -> None:
+    # `str(result)` of a tool's dict is a common way data reaches a message: a Python literal, not JSON.
+    literal = str({"ticker": "AAPL", "revenue_usd_millions": 94930, "flags": ("a", None, True)})
+    text = render_text({"as_repr": literal, "code": "{__import__('os').getcwd()}", "prose": "{'unclosed"})
+    assert text == (
+        "as_repr:\n"
+        "  flags:\n"
+        "    - a\n"
+        "    - null\n"
+        "    - true\n"
+        "  revenue_usd_millions: 94930\n"
+        "  ticker: AAPL\n"
+        "code: {__import__('os').getcwd()}\n"
+        "prose: {'unclosed\n"
+    )
+
+
 def test_multiline_string_lines_stay_whole_lines() -> None:
     filing = (
         "Item 7. Management's Discussion\n"

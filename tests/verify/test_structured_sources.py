@@ -39,6 +39,12 @@ FILES = {
         "  shares_outstanding: 7.2\n"
         "tool: get_price_statistics\n"
     ),
+    # A data API's ratios are fractions: 0.2430 is a 24.3% margin.
+    ("ratios", "tools/ratios/r1.get_key_ratios.1.txt"): (
+        "arguments:\n  ticker: HALV\nnode: ratios\noutput:\n"
+        "  payout_ratio: 0.1548\n  profit_margins: 0.243\n  revenue_growth: 0.061\n"
+        "tool: get_key_ratios\n"
+    ),
     ("retrieve", "tools/retrieve/r1.read_passage.1.txt"): (
         "arguments:\n  n: 1\nnode: retrieve\noutput: passage 1: The plant opened with 350 workers.\n"
         "tool: read_passage\n"
@@ -81,6 +87,9 @@ def verdict_of(tmp_path: Path):
         "Market capitalisation is $5.2 billion.",  # the field name "market_cap_usd_millions"
         "Operating expenses were $2,031 million.",  # a four-digit numeric field is not a year
         "The 52-week high was $48.90.",  # "52-week" names the metric; it is not an amount to find
+        "Profit margins were 24.3%.",  # "profit_margins: 0.243": a fraction given as a percentage
+        "Revenue grew 6.1% year over year.",  # "revenue_growth: 0.061"
+        "The payout ratio is 15.5%.",  # 0.1548 shown to the claim's precision
     ],
 )
 def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) -> None:
@@ -100,6 +109,9 @@ def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) ->
         "Shares outstanding were 7.2 billion.",  # nor is it scaled without a declared scale
         "Unemployment was 4.1 million.",
         "The 52-week high was $49.90.",
+        "Revenue grew 6.2% year over year.",  # 0.061 is 6.1%
+        "Analysts see 24.3% upside.",  # 0.243 is the profit margin, not an upside
+        "The payout ratio is 15.4%.",
     ],
 )
 def test_declared_units_do_not_verify_fabrications(verdict_of, sentence: str) -> None:
