@@ -844,9 +844,36 @@ def _as_fraction(claim: ClaimRecord, q: Quantity, keys: set[str], index: SourceI
         loaded = index.loaded(observed.file)
         if not _DECIMALS.fullmatch(loaded.text[o.start:o.end].lstrip("+-")):
             continue
-        if keys and near_subject(loaded, o.start, o.end, keys, structured_ok=False):
+        if keys and (near_subject(loaded, o.start, o.end, keys, structured_ok=False)
+                     or keys & subject_keys(_table_words(loaded, o.start))):
             found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
     return found
+
+
+def _table_words(loaded: LoadedFile, offset: int) -> str:
+    """For a number in a table row: its column's header cell and the row's cells that hold no number (its
+    label), the words that say what the number is; '' when the line is not a table row. The header is the
+    top of the run of rows above with the same number of cells."""
+    split = _claims_api().split_table_row
+    line = loaded.line_of(offset)
+    start, _ = loaded.line_span(line)
+    row = loaded.line_text(line)
+    cells = split(row)
+    if len(cells) < 2 or "|" not in row:
+        return ""
+    column = next((i for i, (a, b) in enumerate(cells) if a <= offset - start <= b), None)
+    if column is None:
+        return ""
+    top = line
+    while top > 1:
+        above = loaded.line_text(top - 1)
+        if "|" not in above or len(split(above)) != len(cells):
+            break
+        top -= 1
+    header = split(loaded.line_text(top)) if top != line else []
+    words = [loaded.line_text(top)[a:b] for a, b in header[column:column + 1]]
+    words += [row[a:b] for a, b in cells if not any(ch.isdigit() for ch in row[a:b])]
+    return " ".join(words)
 
 
 _PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to|-to-)\s?\(?(\d+(?:\.\d+)?)")
@@ -878,8 +905,21 @@ def _range_partners(text: str, start: int, end: int) -> set[str]:
 
 
 def _locate(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
-    """Where a claimed figure stands in the sources about its subject, its unit written or implied."""
-    return _about_subject(claim, q, find_atom(q, index), index) or _unwritten_unit(claim, q, index)
+    """Where a claimed figure stands in the sources about its subject, its unit written or implied; a
+    figure the claim calls a loss or a fall ('a loss of $1.23 billion') also as the negative number a
+    source records ('net_income: -1230000000')."""
+    found = _about_subject(claim, q, find_atom(q, index), index) or _unwritten_unit(claim, q, index)
+    if found or q.value <= 0 or not _NEGATIVE_CUE.search(claim.claim[max(0, q.start - claim.start - 40):q.start - claim.start]):
+        return found
+    negative = q.model_copy(update={"value": -q.value})
+    return _about_subject(claim, negative, find_atom(negative, index), index) or _unwritten_unit(claim, negative, index)
+
+
+# Words that make the figure after them a negative amount: 'a loss of', 'fell 3.4%', 'down $2 billion'.
+_NEGATIVE_CUE = re.compile(
+    r"(?i)\b(?:loss(?:es)?|lost|los[ei]ng|deficit|decline[sd]?|declining|fell|falls?|falling|dropped|drops?|down|decrease[sd]?|"
+    r"decreasing|shr[au]nk|shrinks?|contraction|negative|outflows?|minus)\b(?:\W+\w+){0,3}\W*$"
+)
 
 
 def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:

@@ -45,6 +45,16 @@ FILES = {
         "  payout_ratio: 0.1548\n  profit_margins: 0.243\n  revenue_growth: 0.061\n"
         "tool: get_key_ratios\n"
     ),
+    # Rows of records, fractions and signed amounts: the column header says what each cell is.
+    ("quarterly", "tools/quarterly/r1.get_quarters.1.txt"): (
+        "arguments:\n  ticker: HALV\nnode: quarterly\noutput:\n"
+        "  currency: USD\n"
+        "  quarters:\n"
+        "    eps | net_income | operating_margin | period | revenue\n"
+        "    -0.42 | -1230000000 | -0.057 | Q2 2024 | 21450000000\n"
+        "    0.31 | 890000000 | 0.038 | Q3 2024 | 23100000000\n"
+        "tool: get_quarters\n"
+    ),
     ("retrieve", "tools/retrieve/r1.read_passage.1.txt"): (
         "arguments:\n  n: 1\nnode: retrieve\noutput: passage 1: The plant opened with 350 workers.\n"
         "tool: read_passage\n"
@@ -90,6 +100,10 @@ def verdict_of(tmp_path: Path):
         "Profit margins were 24.3%.",  # "profit_margins: 0.243": a fraction given as a percentage
         "Revenue grew 6.1% year over year.",  # "revenue_growth: 0.061"
         "The payout ratio is 15.5%.",  # 0.1548 shown to the claim's precision
+        "Operating margin was 3.8% in Q3 2024.",  # the column header names the fraction 0.038
+        "Operating margin was -5.7% in Q2 2024.",
+        "The company lost $0.42 per share in Q2 2024.",  # eps -0.42: a loss is a negative figure
+        "Net income fell to -$1.23 billion.",
     ],
 )
 def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) -> None:
@@ -112,6 +126,9 @@ def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) ->
         "Revenue grew 6.2% year over year.",  # 0.061 is 6.1%
         "Analysts see 24.3% upside.",  # 0.243 is the profit margin, not an upside
         "The payout ratio is 15.4%.",
+        "Operating margin was 3.9% in Q3 2024.",
+        "EPS was 0.42 in Q2 2024.",  # earnings where the source has a loss per share (-0.42)
+        "Revenue was 3.8% of sales.",  # 0.038 is in the operating margin column, not revenue's
     ],
 )
 def test_declared_units_do_not_verify_fabrications(verdict_of, sentence: str) -> None:
