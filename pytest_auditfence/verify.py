@@ -118,13 +118,22 @@ class IndexCache:
 
 
 def content_words(text: str) -> list[str]:
-    """Lower-case words that can name a subject ('revenue', 'gross', 'margin'), in order, each once."""
+    """Lower-case words that can name a subject ('revenue', 'gross', 'margin'), in order, each once. A
+    camelCase field name also gives its parts ('dividendYield' -> 'dividendyield', 'dividend', 'yield'), as
+    the JSON of many data APIs names its fields so."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(text):
-        lowered = word.lower().strip("-")
-        if len(lowered) >= 3 and lowered not in STOPWORDS:
-            seen.setdefault(lowered, None)
+        parts = [word]
+        if _CAMEL.search(word):
+            parts += _CAMEL.sub(" ", word).split()
+        for part in parts:
+            lowered = part.lower().strip("-")
+            if len(lowered) >= 3 and lowered not in STOPWORDS:
+                seen.setdefault(lowered, None)
     return list(seen)
+
+
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 # -- subject proximity ------------------------------------------------------------------------------------

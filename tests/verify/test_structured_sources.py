@@ -42,7 +42,7 @@ FILES = {
     # A data API's ratios are fractions: 0.2430 is a 24.3% margin.
     ("ratios", "tools/ratios/r1.get_key_ratios.1.txt"): (
         "arguments:\n  ticker: HALV\nnode: ratios\noutput:\n"
-        "  payout_ratio: 0.1548\n  profit_margins: 0.243\n  revenue_growth: 0.061\n"
+        "  payout_ratio: 0.1548\n  profit_margins: 0.243\n  revenue_growth: 0.061\n  ytdReturn: 0.1204\n"
         "tool: get_key_ratios\n"
     ),
     # Rows of records, fractions and signed amounts: the column header says what each cell is.
@@ -100,6 +100,7 @@ def verdict_of(tmp_path: Path):
         "Profit margins were 24.3%.",  # "profit_margins: 0.243": a fraction given as a percentage
         "Revenue grew 6.1% year over year.",  # "revenue_growth: 0.061"
         "The payout ratio is 15.5%.",  # 0.1548 shown to the claim's precision
+        "The year-to-date return is 12.0%.",  # camelCase 'ytdReturn' names a return
         "Operating margin was 3.8% in Q3 2024.",  # the column header names the fraction 0.038
         "Operating margin was -5.7% in Q2 2024.",
         "The company lost $0.42 per share in Q2 2024.",  # eps -0.42: a loss is a negative figure
