@@ -3,12 +3,13 @@
 Prints the ratio (capture / no capture) measured in one process; target <= 1.10 for the run itself.
 Also prints a no-op callback handler's ratio (LangChain's floor for any callback-based capture) and the
 cost of finalize() (redaction, serialisation and file writes happen there, not during the run).
-Usage: .venv/bin/python bench/capture_overhead.py [--nodes 50] [--repeats 42]
+Usage: .venv/bin/python bench/capture_overhead.py [--nodes 50] [--repeats 42] [--mode invoke|ainvoke]
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import itertools
 import statistics
@@ -66,17 +67,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=42)
+    parser.add_argument("--mode", choices=("invoke", "ainvoke"), default="invoke",
+                        help="ainvoke: the same graph run on an event loop (callbacks run inline there too)")
     args = parser.parse_args()
     app = build(args.nodes)
     inputs = {"messages": [HumanMessage(content="Analyze AAPL")]}
+    if args.mode == "ainvoke":
+        loop = asyncio.new_event_loop()
+
+        def run(config: Any = None) -> Any:
+            return loop.run_until_complete(app.ainvoke(inputs, config=config))
+    else:
+        def run(config: Any = None) -> Any:
+            return app.invoke(inputs, config=config)
     plain: list[float] = []
     captured: list[float] = []
     finalized: list[float] = []
     noop: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        app.invoke(inputs)  # warm-up: imports, compiled regexes, caches
+        run()  # warm-up: imports, compiled regexes, caches
         with Snapshot(Path(tmp) / "warm") as warm:
-            app.invoke(inputs, config=warm.config())
+            run(warm.config())
         for i in range(args.repeats):
             # Interleaved, so drift in machine load hits every side alike, and the order rotates each round
             # so that no side always runs right after another's garbage or file writes.
@@ -86,25 +97,25 @@ def main() -> None:
                 if side == "plain":
                     gc.collect()
                     t0 = time.perf_counter()
-                    app.invoke(inputs)
+                    run()
                     plain.append(time.perf_counter() - t0)
                 elif side == "noop":
                     gc.collect()
                     t0 = time.perf_counter()
-                    app.invoke(inputs, config={"callbacks": [NoopHandler()]})
+                    run({"callbacks": [NoopHandler()]})
                     noop.append(time.perf_counter() - t0)
                 else:
                     snap = Snapshot(Path(tmp) / f"run{i}")
                     gc.collect()
                     t0 = time.perf_counter()
-                    app.invoke(inputs, config=snap.config())
+                    run(snap.config())
                     t1 = time.perf_counter()
                     snap.finalize()
                     captured.append(t1 - t0)
                     finalized.append(time.perf_counter() - t0)
     base = statistics.median(plain)
     paired = statistics.median(c / p for c, p in zip(captured, plain, strict=True))
-    print(f"nodes={args.nodes} repeats={args.repeats}")
+    print(f"nodes={args.nodes} repeats={args.repeats} mode={args.mode}")
     print(f"no capture:             median {base * 1000:8.2f} ms")
     print(f"no-op handler:          median {statistics.median(noop) * 1000:8.2f} ms")
     print(f"capture (run):          median {statistics.median(captured) * 1000:8.2f} ms")
