@@ -746,6 +746,7 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
     word = _word_after(claim.claim, q.end - claim.start)
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
+    metrics = _metrics_of(claim.claim + "\n" + (claim.context or ""))
     kept = []
     for m in matches:
         loaded = index.loaded(position[m.source])
@@ -753,6 +754,10 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
+            if metrics and _window_keys(loaded, m.offset, end) is None:
+                labelled = _metrics_of(_label_of(loaded, m.offset))
+                if labelled and not labelled & metrics:
+                    continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -762,6 +767,50 @@ def _about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], in
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+# Financial metrics that reports name and data sources label; the phrases of one group are synonyms. A
+# structured field labelled with one metric does not back a claim that names only others.
+_METRIC_GROUPS: dict[str, tuple[str, ...]] = {
+    "revenue": ("revenue", "revenues", "sales", "turnover", "top line"),
+    "net income": ("net income", "net profit", "net earnings", "net loss", "profit", "bottom line"),
+    "eps": ("eps", "earnings per share", "per share"),
+    "gross margin": ("gross margin", "gross margins"),
+    "operating margin": ("operating margin", "operating margins"),
+    "operating income": ("operating income", "operating profit", "operating loss", "ebit"),
+    "ebitda": ("ebitda",),
+    "free cash flow": ("free cash flow", "fcf"),
+    "market cap": ("market cap", "market capitalisation", "market capitalization", "market value"),
+    "price": ("price", "close", "closed", "closing", "trades at", "traded at", "last"),
+    "volume": ("volume",),
+    "dividend": ("dividend", "dividends", "payout"),
+    "headcount": ("employees", "employee", "headcount", "staff", "workforce", "people"),
+    "debt": ("debt", "borrowings"),
+    "expenses": ("expenses", "opex", "costs"),
+}
+_METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))
+                    for group, phrases in _METRIC_GROUPS.items()]
+
+
+def _metrics_of(text: str) -> set[str]:
+    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
+    plain = _CAMEL.sub(" ", text).replace("_", " ").lower()
+    return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}
+
+
+def _label_of(loaded: LoadedFile, offset: int) -> str:
+    """What a number in a structured field is labelled: a table cell's column header and row label, or the
+    key of a `key: value` line (a snake_case or camelCase name, or a short caption); '' for other lines,
+    whose words are prose and name more than one thing."""
+    table = _table_words(loaded, offset)
+    if table:
+        return table
+    line = loaded.line_text(loaded.line_of(offset))
+    m = _FIELD_KEY.match(line)
+    return m.group("key") if m and offset - loaded.line_span(loaded.line_of(offset))[0] > m.end("key") else ""
+
+
+_FIELD_KEY = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<key>[A-Za-z][A-Za-z0-9_ ]{0,40}?)[ \t]*:[ \t]")
 
 
 _NEXT_WORD = re.compile(r"[ \u00a0]?([A-Za-z]{3,})")

@@ -101,6 +101,7 @@ def verdict_of(tmp_path: Path):
         "Revenue grew 6.1% year over year.",  # "revenue_growth: 0.061"
         "The payout ratio is 15.5%.",  # 0.1548 shown to the claim's precision
         "The year-to-date return is 12.0%.",  # camelCase 'ytdReturn' names a return
+        "Sales reached $1.2 billion in FY2024.",  # 'sales' and the row label 'Revenue' name one metric
         "Operating margin was 3.8% in Q3 2024.",  # the column header names the fraction 0.038
         "Operating margin was -5.7% in Q2 2024.",
         "The company lost $0.42 per share in Q2 2024.",  # eps -0.42: a loss is a negative figure
@@ -129,6 +130,8 @@ def test_declared_scales_and_units_back_the_report(verdict_of, sentence: str) ->
         "The payout ratio is 15.4%.",
         "Operating margin was 3.9% in Q3 2024.",
         "EPS was 0.42 in Q2 2024.",  # earnings where the source has a loss per share (-0.42)
+        "Net income was $1.23 billion in FY2024.",  # 1234 is the Revenue row's, another metric
+        "Operating expenses were $1.23 billion.",
         "Revenue was 3.8% of sales.",  # 0.038 is in the operating margin column, not revenue's
     ],
 )
