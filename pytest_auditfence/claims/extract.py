@@ -415,13 +415,23 @@ def extract_claims(document: str) -> list[ClaimRecord]:
             item = (item[0], line.end)  # a continuation line of the list item
             i += 1
             continue
+        # A line of its own: a bold label ('**Revenue:** $94.9B') or a line ending in a markdown hard
+        # break (two spaces or a backslash). Joining such lines would make one claim of separate facts.
+        own_line = bool(_LABEL_LINE.match(text)) or text.endswith(("  ", "\\"))
+        if own_line and para_start is not None:
+            flush()
         body_start = line.start + (len(text) - len(text.lstrip(" \t>")))
         if para_start is None:
             para_start = body_start
-        para_end = line.end
+        para_end = line.end - 1 if text.endswith("\\") else line.end
+        if own_line:
+            flush()
         i += 1
     flush()
     return b.claims
+
+
+_LABEL_LINE = re.compile(r"^[ \t>]*(?:\*\*|__)[^*_\n]{1,60}:(?:\*\*|__)|^[ \t>]*(?:\*\*|__)[^*_\n]{1,60}(?:\*\*|__)[ \t]*:")
 
 
 def _next_table_after(lines: list[_Line], i: int) -> bool:

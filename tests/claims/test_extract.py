@@ -231,3 +231,23 @@ def test_a_source_list_defines_its_labels_and_cites_nothing() -> None:
     assert refs == []
     assert [r.target for r in find_references("Revenue grew 12% [1].")] == ["1"]
     assert [r.target for r in find_references("Source: 10-K.")] == ["10-k"]
+
+
+def test_bold_label_lines_and_hard_breaks_are_claims_of_their_own() -> None:
+    # LLM reports list facts as '**Label:** value' lines, often with markdown hard breaks; joined into one
+    # sentence, one wrong figure would sink the others and the report could not say which line is wrong.
+    doc = (
+        "Intro line one\ncontinues here.\n"
+        "**Revenue:** $94.93B  \n**Net income**: $14.7B\n"
+        "A line with a break\\\nthe next line\nwraps on.\n"
+    )
+    claims = extract_claims(doc)
+    assert [c.claim for c in claims] == [
+        "Intro line one\ncontinues here.",
+        "**Revenue:** $94.93B",
+        "**Net income**: $14.7B",
+        "A line with a break",
+        "the next line\nwraps on.",
+    ]
+    assert all(doc[c.start:c.end] == c.claim for c in claims)
+    assert [q.text for q in claims[2].quantities] == ["$14.7B"]
