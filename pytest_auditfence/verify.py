@@ -805,9 +805,9 @@ def _label_of(loaded: LoadedFile, offset: int) -> str:
     table = _table_words(loaded, offset)
     if table:
         return table
-    line = loaded.line_text(loaded.line_of(offset))
-    m = _FIELD_KEY.match(line)
-    return m.group("key") if m and offset - loaded.line_span(loaded.line_of(offset))[0] > m.end("key") else ""
+    line = loaded.line_of(offset)
+    m = _FIELD_KEY.match(loaded.line_text(line))
+    return m.group("key") if m and offset - loaded.line_span(line)[0] > m.end("key") else ""
 
 
 _FIELD_KEY = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<key>[A-Za-z][A-Za-z0-9_ ]{0,40}?)[ \t]*:[ \t]")
