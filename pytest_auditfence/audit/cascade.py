@@ -230,6 +230,17 @@ def audit_cascade_sync(**kwargs: Any) -> Cascade:
 # the deterministic auditor
 
 
+def _first_covered(candidates: list[ClaimRecord], fence: Any, index: SourceIndex) -> ClaimRecord | None:
+    """The first candidate (an atom, then its whole claim) that these sources cover, with its evidence."""
+    from pytest_auditfence.verify import verify_claim
+
+    for candidate in candidates:
+        checked = verify_claim(candidate, fence, index)
+        if checked.verdict in COVERED_VERDICTS and checked.evidence:
+            return checked
+    return None
+
+
 @dataclass
 class _AtomTrace:
     links: list[ChainLink]
@@ -408,18 +419,13 @@ class _Auditor:
         The atom alone is tried first; failing that, the whole claim, whose other figures tell the verifier
         where a derived figure's operands stand ("$198 million (operating margin 16.0%)"): if the whole
         claim holds at this unit, so does each of its atoms."""
-        from pytest_auditfence.verify import verify_claim
-
         raw = [s for s in unit.sources if s.kind in RAW_FILE_KINDS]
         upstream = [s for s in unit.sources if s.kind not in RAW_FILE_KINDS and s.node not in seen]
         candidates = [atom_claim] if whole is atom_claim else [atom_claim, whole]
         for part in (raw, upstream, raw + upstream if raw and upstream else []):
-            if not part:
-                continue
-            index = self._index(part)
-            for candidate in candidates:
-                checked = verify_claim(candidate, unit.fence, index)
-                if checked.verdict in COVERED_VERDICTS and checked.evidence:
+            if part:
+                checked = _first_covered(candidates, unit.fence, self._index(part))
+                if checked is not None:
                     return checked
         if unit.node in (REPORT_NODE, RAW_UNIT) or not self._received(candidates, unit.node):
             return None
@@ -427,20 +433,14 @@ class _Auditor:
         # the state. Only looked at when the node's own input holds the content (an overwritten value is
         # not in it).
         earlier = self.earlier_unit(unit.node, seen)
-        if earlier is not None:
-            for candidate in candidates:
-                checked = verify_claim(candidate, earlier.fence, earlier.index)
-                if checked.verdict in COVERED_VERDICTS and checked.evidence:
-                    return checked
-        return None
+        return _first_covered(candidates, earlier.fence, earlier.index) if earlier is not None else None
 
     def _dead_end_origin(self, node: str, atom_claim: ClaimRecord, whole: ClaimRecord | None) -> str:
         """Who introduced content that a trace cannot follow past `node`: the node itself, unless it was
         given the content by the node that contains it. A subgraph invoked inside a node function gets
         its input from that function's code ('outer' built the query 'outer/search' received)."""
-        if node in (REPORT_NODE, RAW_UNIT) or node not in {n.name for n in self.manifest.nodes}:
-            return node
-        parent = self.manifest.node(node).parent
+        record = next((n for n in self.manifest.nodes if n.name == node), None)
+        parent = record.parent if record is not None else None
         candidates = [atom_claim] if whole is None else [atom_claim, whole]
         if parent and self._received(candidates, node):
             return parent
@@ -448,16 +448,8 @@ class _Auditor:
 
     def _received(self, candidates: list[ClaimRecord], node: str) -> bool:
         """Does the state `node` was given hold the atom (alone or with its claim)?"""
-        from pytest_auditfence.verify import verify_claim
-
         received = self.received_unit(node)
-        if received is None:
-            return False
-        for candidate in candidates:
-            checked = verify_claim(candidate, received.fence, received.index)
-            if checked.verdict in COVERED_VERDICTS and checked.evidence:
-                return True
-        return False
+        return received is not None and _first_covered(candidates, received.fence, received.index) is not None
 
     def trace_atom(self, atom_claim: ClaimRecord, whole: ClaimRecord | None = None) -> _AtomTrace:
         """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
