@@ -980,6 +980,10 @@ _NEGATIVE_CUE = re.compile(
 )
 
 
+# 'per employee', 'per customer', 'per square foot': an amount per counted thing (not a rate per period).
+_PER_UNIT = re.compile(r"(?i)\bper\s+(?!cent\b|annum\b|year\b|quarter\b|month\b|week\b|day\b|hour\b)[a-z]{3,}")
+
+
 def _value_anywhere(q: Quantity, index: SourceIndex) -> bool:
     """Is the figure, as written, anywhere in the sources (whatever it is about or whatever its unit)?"""
     if find_atom(q, index):
@@ -1039,9 +1043,13 @@ def _check_quantity(
     if _value_anywhere(q, index):
         # the figure is in the sources, only not about this subject: unsupported, never contradicted
         return _AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
+    # An amount per something ('revenue per employee') is not contradicted by the whole amount it divides.
+    per_unit = _PER_UNIT.search(claim.claim) is not None
     for score, o in pool:
         observed = index.quantity(o)
         comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
+        if per_unit and "per" not in _label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
+            continue
         if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):
             return _AtomResult(
                 q.text,

@@ -201,3 +201,15 @@ def test_parenthetical_unit_conversion_is_derived_from_the_figure_before_it(tmp_
     assert judge("Roast at 65-75°F (18-24°C) for 6 hours.") in (Verdict.VERIFIED, Verdict.DERIVED)
     assert judge("Preheat the oven to 350°F (190°C).") in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)  # wrong
     assert judge("Preheat the oven to 375°F (190°C).") is Verdict.CONTRADICTED  # the oven has 350 in the source
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Revenue was $1.5 billion in FY2024.", Verdict.CONTRADICTED),  # the Revenue row says otherwise
+        # an amount per employee is another figure than the revenue it divides: not backed, not contradicted
+        ("Revenue per employee was $480,000 in FY2024.", Verdict.UNSUPPORTED),
+    ],
+)
+def test_a_per_unit_figure_is_not_contradicted_by_the_whole_amount(verdict_of, sentence: str, expected) -> None:
+    assert verdict_of(sentence).verdict is expected
