@@ -115,12 +115,8 @@ def test_long_run_is_written_in_batches_with_the_same_result(tmp_path, read_tree
     assert seqs == list(range(1, len(seqs) + 1))
 
 
-class _Model(GenericFakeChatModel):
-    pass
-
-
 def test_values_changed_after_a_callback_are_captured_as_they_were(tmp_path):
-    model = _Model(messages=iter([AIMessage(content="first answer"), AIMessage(content="second answer")]))
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="first answer"), AIMessage(content="second answer")]))
 
     def ask(state: MessagesState) -> dict[str, Any]:
         window = list(state["messages"])
