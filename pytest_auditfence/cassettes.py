@@ -87,12 +87,17 @@ def cassette_path(test_nodeid: str, test_file: Path, folder: Path | None = None)
     return Path(folder).joinpath(*parts) / f"{safe}.yaml"
 
 
-def rerecord_command(test_nodeid: str | None, path: Path | str, *, exists: bool) -> str:
-    """The shell command that records this test's cassette again."""
+FOREIGN_RECORD_OPTION = "--record-mode"
+"""pytest-recording's option: what records a cassette opened by `@pytest.mark.vcr`."""
+
+
+def rerecord_command(test_nodeid: str | None, path: Path | str, *, exists: bool, option: str = RECORD_OPTION) -> str:
+    """The shell command that records this test's cassette again (`option`: the record-mode option
+    of whoever opened the cassette: ours, or pytest-recording's `--record-mode`)."""
     target = shlex.quote(test_nodeid) if test_nodeid else "<test node id>"
-    command = f"pytest {target} {RECORD_OPTION}=once"
+    command = f"pytest {target} {option}=once"
     if exists:  # "once" only records when the file is absent
-        return f"rm {shlex.quote(_display(path))} && {command}  (or {RECORD_OPTION}=new_episodes to add only new calls)"
+        return f"rm {shlex.quote(_display(path))} && {command}  (or {option}=new_episodes to add only new calls)"
     return command
 
 
@@ -264,12 +269,30 @@ def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str,
     return before_record_response
 
 
-def _guard_secrets(cassette: Cassette, extra_filters: Sequence[TextFilter]) -> None:
-    """Add our secret filters to a cassette someone else configured (pytest-recording's), after theirs.
+def _without_dropped_query(request: Request) -> Request:
+    from vcr.filters import replace_query_parameters
 
-    Credential headers are dropped and secrets in bodies and header values redacted before anything is
-    written, so secrets never reach a cassette of a fenced test; their matching is left alone (the port
-    stays in the URI)."""
+    return replace_query_parameters(request, [(name, None) for name in DROPPED_QUERY_PARAMETERS])
+
+
+def _fence_matchers() -> list[Callable[[Request, Request], None]]:
+    from vcr import matchers
+
+    return [matchers.method, matchers.scheme, matchers.host, matchers.path, matchers.query, _json_body_matcher]
+
+
+def adopt_cassette(cassette: Cassette, extra_filters: Sequence[TextFilter], *, matching: bool = True) -> None:
+    """Make a cassette someone else opened (pytest-recording's `@pytest.mark.vcr`, a suite's own
+    `vcr.use_cassette`) safe and portable for a test that uses a fence fixture.
+
+    Our filters run after theirs before anything is written or matched: credential, per-run and
+    `x-stainless-*` request headers are dropped, key-carrying query parameters removed, and secrets in
+    bodies and header values redacted. With `matching` (the caller found no `match_on` of the user's),
+    requests match the fenced way - method, scheme, host, path, query and the parsed JSON body, never
+    the port - so a cassette recorded against a server on one port replays against any other.
+    """
+    if matching:
+        cassette._match_on = _fence_matchers()
     theirs_request, theirs_response = cassette._before_record_request, cassette._before_record_response
     if getattr(theirs_request, "auditfence_guarded", False):
         return
@@ -280,10 +303,12 @@ def _guard_secrets(cassette: Cassette, extra_filters: Sequence[TextFilter]) -> N
         request = theirs_request(request)
         if request is None:
             return None
+        request = _without_dropped_query(request)
         request.headers = {
             name: redactor.text(value) if isinstance(value, str) else value
             for name, value in request.headers.items()
             if name.lower() not in DROPPED_REQUEST_HEADERS
+            and not name.lower().startswith(DROPPED_REQUEST_HEADER_PREFIXES)
         }
         text = _as_text(request.body)
         if text:
@@ -362,6 +387,8 @@ def _fence_cassette_class(test_nodeid: str | None) -> type:
     class FenceCassette(Cassette):
         """Raises `CassetteMissError` itself, so no HTTP client can wrap or swallow vcrpy's error."""
 
+        auditfence = True  # recorded with --fence-record-mode (a foreign cassette: its own option)
+
         def can_play_response_for(self, request: Request) -> bool:
             playable = super().can_play_response_for(request)
             if not playable and self.write_protected and self.filter_request(request):
@@ -393,6 +420,7 @@ def use_cassette(
     *,
     test_nodeid: str | None = None,
     extra_filters: Sequence[TextFilter] = (),
+    match_foreign: bool = True,
 ) -> Iterator[Cassette]:
     """Replay (and, if the record mode allows, record) every HTTP call made inside the block.
 
@@ -400,12 +428,14 @@ def use_cassette(
     nearest recorded request, the first differing field and the command that re-records
     (`test_nodeid` fills it in). If a vcrpy cassette is already active - pytest-recording's
     `@pytest.mark.vcr`, or a `vcr.use_cassette` of the suite - nothing is patched a second time:
-    that cassette, with its own configuration, serves the calls and is what this yields; a miss in it
-    is still raised as `CassetteMissError`.
+    that cassette serves the calls and is what this yields, with our secret filters added and (unless
+    `match_foreign` is False: the user chose its matchers) our matching (`adopt_cassette`); a miss in
+    it is still raised as `CassetteMissError`.
     """
     current = active_cassette()
     if current is not None:
-        _guard_secrets(current, extra_filters)
+        if not getattr(current, "auditfence", False):  # ours (the test's, open for its body) is set up already
+            adopt_cassette(current, extra_filters, matching=match_foreign)
         with translate_misses(test_nodeid):
             yield current
         return
@@ -478,7 +508,8 @@ def miss_error(cassette: Cassette, request: Request, test_nodeid: str | None = N
             recorded = sum(1 for s, _ in cassette.data if _same_request(s, live))
             difference = f"none: this exact request was recorded {recorded} time(s) and each was already replayed"
         lines.append(f"  differs at: {difference}")
-    command = rerecord_command(test_nodeid, path, exists=exists)
+    option = RECORD_OPTION if getattr(cassette, "auditfence", False) else FOREIGN_RECORD_OPTION
+    command = rerecord_command(test_nodeid, path, exists=exists, option=option)
     lines.append(f"  re-record: {command}")
     error = CassetteMissError("\n".join(lines))
     error.cassette_path = path  # type: ignore[attr-defined]

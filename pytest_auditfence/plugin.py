@@ -27,6 +27,9 @@ CASSETTES_WORKEROUTPUT_KEY = "auditfence_cassettes"
 # (name, value) in the call report's user_properties (so it survives xdist) of a test stopped by a miss.
 CASSETTE_MISS_PROPERTY = ("fence_error", "cassette-miss")
 
+# A test that requests any of these has every HTTP request of its call phase served from a cassette.
+FENCE_FIXTURES = ("fence_snapshot", "fence_audit", "fence_llm")
+
 # CLI option dest -> setting name; only these settings have a command-line layer.
 _CLI_SETTINGS = {"fence_record_mode": "record_mode", "fence_trace_dir": "trace_dir"}
 
@@ -73,6 +76,11 @@ _BAD_MARKERS = pytest.StashKey[list[str]]()
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+def _uses_fence(item: pytest.Item) -> bool:
+    names = getattr(item, "fixturenames", ())
+    return item.get_closest_marker(MARKER_NAME) is not None or any(name in names for name in FENCE_FIXTURES)
 
 
 # -- options, ini, marker, hooks -------------------------------------------------------------------
@@ -201,7 +209,7 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
         if isinstance(node, pytest.Item):
             use.module_items.setdefault(module, set()).add(node.nodeid)
             use.module_paths.setdefault(module, str(node.path))
-            if node.get_closest_marker(MARKER_NAME) is not None:
+            if _uses_fence(node):
                 use.fenced_items.add(node.nodeid)
         if "::" not in report.nodeid and report.nodeid == module:
             # A module's own report exists only when the module was collected whole, not picked by node id.
@@ -351,7 +359,11 @@ def _test_cassette(item: pytest.Item, record_mode: str) -> Iterator[None]:
 
     config = item.config
     filters = [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
-    with use_cassette(_cassette_file(item), record_mode, test_nodeid=item.nodeid, extra_filters=filters) as cassette:
+    # pytest-recording's cassette gets our matching (never the port) unless the suite chose matchers.
+    their_config = getattr(item, "funcargs", {}).get("vcr_config")
+    user_matchers = isinstance(their_config, dict) and "match_on" in their_config
+    with use_cassette(_cassette_file(item), record_mode, test_nodeid=item.nodeid, extra_filters=filters,
+                      match_foreign=not user_matchers) as cassette:
         try:
             yield
         finally:
@@ -528,21 +540,31 @@ class _NothingToAudit(Exception):
     pass
 
 
+def _record_mode_of(item: pytest.Item) -> str:
+    """The record mode of a test whose fence_snapshot fixture did not resolve its settings (it uses
+    only fence_llm, say): the command line, else the ini, else replay only."""
+    settings = item.stash.get(_SETTINGS, None)
+    if settings is not None:
+        return settings.record_mode
+    state = item.config.stash[_STATE]
+    return fence_settings.resolve_settings(cli=state.cli, ini=state.ini).record_mode
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    marked = _MARKER_KWARGS in item.stash
-    settings = item.stash.get(_SETTINGS, None)
-    # A test without the marker whose fence settings say mode="llm" (fence_config) audits with
-    # fence_audit(): its app calls must replay from the same cassette as that audit's.
-    if not marked and (settings is None or settings.mode != "llm"):
+    # Every test that uses a fence fixture, marked or not, runs its body inside the test's cassette:
+    # in replay mode no request leaves the machine (it replays, or it is a miss naming the fix).
+    if not _uses_fence(item):
         return (yield)
     from pytest_auditfence.cassettes import translate_misses
     from pytest_auditfence.errors import CassetteMissError
 
+    marked = _MARKER_KWARGS in item.stash
+    settings = item.stash.get(_SETTINGS, None)
     miss: CassetteMissError | None = None
     result = None
     # One cassette for the whole test: the app's own model calls in the body and the auditor's after it.
-    with _test_cassette(item, settings.record_mode if settings else fence_settings.DEFAULTS.record_mode):
+    with _test_cassette(item, _record_mode_of(item)):
         try:
             with translate_misses(item.nodeid):
                 result = yield
