@@ -48,7 +48,9 @@ class Ratio(_Model):
         return self.value
 
     def __str__(self) -> str:
-        return f"{self.numerator}/{self.denominator} ({self.value:.1%})"
+        # 0/0 is no percentage at all: printing it as 100% (or 0%) would claim a result nothing supports.
+        share = f"{self.value:.1%}" if self.denominator else "\u2013"
+        return f"{self.numerator}/{self.denominator} ({share})"
 
 
 QuantityKind = Literal[

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
@@ -20,7 +20,7 @@ from pytest_auditfence import settings as fence_settings
 from pytest_auditfence.settings import MARKER_NAME, RECORD_MODES, FenceSettings, SettingsError
 
 if TYPE_CHECKING:
-    from pytest_auditfence.report import BaselineComparison, FenceReport, TestEntry
+    from pytest_auditfence.report import BaselineComparison, FenceReport, Outcome, TestEntry
 
 WORKEROUTPUT_KEY = "auditfence_entries"
 CASSETTES_WORKEROUTPUT_KEY = "auditfence_cassettes"
@@ -69,7 +69,6 @@ _STATE = pytest.StashKey[_SessionState]()
 _MARKER_KWARGS = pytest.StashKey[dict[str, Any]]()
 _SETTINGS = pytest.StashKey[FenceSettings]()
 _SNAPSHOT = pytest.StashKey[Any]()
-_AUDIT_ERROR = pytest.StashKey[str]()
 _LLM = pytest.StashKey[Any]()
 _BAD_MARKERS = pytest.StashKey[list[str]]()
 
@@ -376,7 +375,7 @@ def _fail_on_cassette_miss(item: pytest.Item, miss: BaseException, *, record: bo
     __tracebackhide__ = True
     message = str(miss)
     if record:  # a marked test's report entry says audit-error
-        _audit_error(item, item.stash.get(_SETTINGS, None), message, raise_later=False)
+        _record_error(item, item.stash.get(_SETTINGS, None), message)
     item.user_properties.append(CASSETTE_MISS_PROPERTY)
     pytest.fail(message, pytrace=False)
 
@@ -474,22 +473,35 @@ def _record(item: pytest.Item, entry: TestEntry) -> None:
         item.user_properties.append(("fence_hallucinations", str(entry.hallucinations)))
 
 
-def _audit_error(item: pytest.Item, settings: FenceSettings | None, message: str, *, raise_later: bool = True) -> None:
+def _record_error(item: pytest.Item, settings: FenceSettings | None, message: str,
+                  outcome: Outcome = "audit-error") -> None:
+    """Record a fenced test that has no audit result; the report gets the message without the run's
+    temp paths (it must be byte-stable), the user sees it as it is."""
     from pytest_auditfence.report import TestEntry
 
     snap = item.stash.get(_SNAPSHOT, None)
-    message = _scrub(
+    stable = _scrub(
         message,
         (getattr(snap, "trace_dir", None), "<trace_dir>"),
         (item.config.rootpath, "<rootdir>"),
     )
     thresholds = settings.thresholds() if settings else {}
-    _record(item, TestEntry(nodeid=item.nodeid, outcome="audit-error", thresholds=thresholds, errors=[message]))
-    if raise_later:
-        item.stash[_AUDIT_ERROR] = message
+    _record(item, TestEntry(nodeid=item.nodeid, outcome=outcome, thresholds=thresholds, errors=[stable]))
+
+
+def _audit_error(item: pytest.Item, settings: FenceSettings | None, message: str) -> NoReturn:
+    """The audit could not judge the run: the test fails in its call phase (one outcome), closed."""
+    __tracebackhide__ = True
+    _record_error(item, settings, message)
+    pytest.fail(message, pytrace=False)
+
+
+class _NothingToAudit(Exception):
+    """The run gave the marker nothing to audit (no capture, no report); its message says the fix."""
 
 
 def _audit_marked(item: pytest.Item) -> None:
+    __tracebackhide__ = True
     from pytest_auditfence.assertions import render_cascade_failure
     from pytest_auditfence.report import TestEntry
 
@@ -497,28 +509,30 @@ def _audit_marked(item: pytest.Item) -> None:
     snap = item.stash.get(_SNAPSHOT, None)
     if settings is None or snap is None:
         _audit_error(item, settings, "the fence marker found no capture: the fence_snapshot fixture was not set up")
-        return
     try:
         manifest = snap.finalize()
         if not manifest.files or all(f.kind == "report" for f in manifest.files):
             raise _NothingToAudit(
-                "captured nothing: no node or tool ran with the fence_snapshot callbacks; "
+                "nothing was captured: no node or tool ran with the fence_snapshot callbacks; "
                 "run the graph with config=fence_snapshot.config()"
             )
         if manifest.report is None:
             raise _NothingToAudit(
-                "set no report: the test body must record the final document with "
-                "fence_snapshot.set_report(text) so the marker knows what to audit"
+                "the test set no report: record the final document with fence_snapshot.set_report(text) "
+                "in the test body so the marker knows what to audit"
             )
         cascade = _run_audit(item, settings, snap, None, item.stash.get(_LLM, None))
     except Exception as exc:  # fail closed: any failure to audit is an audit error, never a pass
         if _is_cassette_miss(exc):
             raise  # reported by pytest_runtest_call, with the re-record command
-        _audit_error(item, settings, f"fence audit error ({type(exc).__name__}): {exc}")
-        return
+        kind = "" if isinstance(exc, _NothingToAudit) else f" ({type(exc).__name__})"
+        failure = f"fence audit error{kind}: {exc}"
+    else:
+        failure = None
+    if failure is not None:  # raised outside the except block: the message stands alone, not chained
+        _audit_error(item, settings, failure)
     if not cascade.complete:
         _audit_error(item, settings, "fence audit incomplete: " + ("; ".join(cascade.errors) or "no reason given"))
-        return
     shortfalls = [s for group in item.config.hook.pytest_auditfence_checks(
         item=item, settings=settings, cascade=cascade) for s in (group or [])]
     outcome = "report-only" if settings.report_only else "fail" if shortfalls else "pass"
@@ -534,10 +548,6 @@ def _audit_marked(item: pytest.Item) -> None:
     _record(item, entry)
     if outcome == "fail":
         pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
-
-
-class _NothingToAudit(Exception):
-    pass
 
 
 def _record_mode_of(item: pytest.Item) -> str:
@@ -574,9 +584,9 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
             raise
         except BaseException as exc:
             if marked and isinstance(exc, Exception):
-                _audit_error(item, settings,
-                             f"the test body raised {type(exc).__name__} before the audit; nothing was audited",
-                             raise_later=False)  # the body's own failure is the report; no second error
+                # A plain failure with the body's own error; the report says nothing was audited.
+                _record_error(item, settings, f"the test body raised {type(exc).__name__} before the audit; "
+                                              f"nothing was audited", outcome="fail")
             raise
         else:
             try:
@@ -587,16 +597,6 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
                 miss = exc
     if miss is not None:  # raised outside the cassette block, so the miss is not chained to it
         _fail_on_cassette_miss(item, miss, record=marked)
-    return result
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    result = yield
-    message = item.stash.get(_AUDIT_ERROR, None)
-    if message is not None:
-        # Raised in teardown so pytest reports an ERROR (the audit could not judge), not a FAILURE.
-        pytest.fail(message, pytrace=False)
     return result
 
 

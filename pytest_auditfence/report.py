@@ -18,6 +18,7 @@ from pytest_auditfence.models import ClaimRecord, EvidenceChain, Ratio, Verdict
 REPORT_SCHEMA_VERSION = 1
 Outcome = Literal["pass", "fail", "audit-error", "report-only"]
 OUTCOMES: tuple[str, ...] = ("pass", "fail", "audit-error", "report-only")
+NO_FIGURE = "\u2013"  # what a figure that was not measured (or has a zero denominator) prints as
 
 
 class ReportError(AuditFenceError):
@@ -121,8 +122,7 @@ class TestEntry(_Model):
         )
 
     def one_line(self) -> str:
-        cov = str(self.coverage) if self.coverage else "-"
-        hal = str(self.hallucinations) if self.hallucinations else "-"
+        cov, hal = _ratio(self.coverage), _ratio(self.hallucinations)
         return f"{self.outcome.upper():<12} {self.nodeid}  coverage {cov}  hallucinations {hal}"
 
 
@@ -234,8 +234,7 @@ class FenceReport(_Model):
         """A table for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY)."""
         rows = ["## auditfence", "", "| test | outcome | coverage | hallucinations |", "|---|---|---|---|"]
         for e in self.tests:
-            cov = str(e.coverage) if e.coverage else "-"
-            hal = str(e.hallucinations) if e.hallucinations else "-"
+            cov, hal = _ratio(e.coverage), _ratio(e.hallucinations)
             rows.append(f"| `{_md_cell(e.nodeid)}` | {e.outcome} | {cov} | {hal} |")
         counts = self.counts()
         rows += ["", "**" + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES) + "**"]
@@ -293,7 +292,7 @@ class BaselineComparison(_Model):
 
 
 def _ratio(r: Ratio | None) -> str:
-    return str(r) if r is not None else "-"
+    return str(r) if r is not None else NO_FIGURE
 
 
 def compare_to_baseline(

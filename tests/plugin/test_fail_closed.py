@@ -7,46 +7,64 @@ import pytest
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestAssertRewriteWarning")
 
 
-def test_no_report_no_capture_and_missing_llm_are_errors_not_passes(project):
-    project.makepyfile(test_fenced="""
-        import pytest
-        from graphapp import app
+ONE_OUTCOME = """
+import pytest
+from graphapp import app, run
 
-        @pytest.mark.fence
-        def test_no_report(fence_snapshot):
-            app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
+@pytest.mark.fence
+def test_no_report(fence_snapshot):
+    app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
 
-        @pytest.mark.fence
-        def test_captured_nothing(fence_snapshot):
-            out = app.invoke({"ticker": "AAPL"})  # forgot config=fence_snapshot.config()
-            fence_snapshot.set_report(out["report"])
+@pytest.mark.fence
+def test_captured_nothing(fence_snapshot):
+    out = app.invoke({"ticker": "AAPL"})  # forgot config=fence_snapshot.config()
+    fence_snapshot.set_report(out["report"])
 
-        @pytest.mark.fence(mode="llm")
-        def test_llm_without_model(fence_snapshot):
-            out = app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
-            fence_snapshot.set_report(out["report"])
+@pytest.mark.fence(mode="llm")
+def test_llm_without_model(fence_snapshot):
+    out = app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
+    fence_snapshot.set_report(out["report"])
 
-        @pytest.mark.fence
-        def test_body_fails_first(fence_snapshot):
-            assert False, "the body's own failure"
-    """)
-    result = project.runpytest("--fence-report=r.json")
-    result.assert_outcomes(passed=3, failed=1, errors=3)
+@pytest.mark.fence
+def test_body_fails_first(fence_snapshot):
+    run(fence_snapshot)
+    assert False, "the body's own failure"
+
+@pytest.mark.fence(min_coverage=0)
+def test_nothing_checkable(fence_snapshot):
+    app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
+    fence_snapshot.set_report("The outlook is uncertain.")
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_one_outcome_per_test_a_missing_report_or_audit_error_fails_the_test_itself(project, workers):
+    project.makepyfile(test_fenced=ONE_OUTCOME)
+    result = project.runpytest_subprocess("-ra", "-p", "no:cacheprovider", "--fence-report=r.json", *workers)
+    result.assert_outcomes(passed=1, failed=4)  # no test both passed and errored
+    out = result.stdout.str()
+    for name, message in (
+        ("test_no_report", "fence audit error: the test set no report: record the final document with "
+                           "fence_snapshot.set_report(text) in the test body so the marker knows what to audit"),
+        ("test_captured_nothing", "fence audit error: nothing was captured: no node or tool ran with the "
+                                  "fence_snapshot callbacks; run the graph with config=fence_snapshot.config()"),
+        ("test_llm_without_model", "fence audit error (AuditError): mode='llm' needs a chat model: override "
+                                   "the fence_llm fixture*"),
+        ("test_body_fails_first", "E       AssertionError: the body's own failure"),
+    ):
+        result.stdout.fnmatch_lines([f"*_ {name} _*", message])  # under the test's own FAILURES header
+        result.stdout.fnmatch_lines([f"FAILED test_fenced.py::{name} - *"])
+    assert "ERROR at" not in out and "error" not in result.outlines[-1]
+    assert "_NothingToAudit" not in out and "_Nothing" not in (project.path / "r.json").read_text()
     result.stdout.fnmatch_lines([
-        "*ERROR at teardown of test_no_report*",
-        "fence audit error (_NothingToAudit): set no report: the test body must record the final document with "
-        "fence_snapshot.set_report(text)*",
+        "FAIL         test_fenced.py::test_body_fails_first  coverage \u2013  hallucinations \u2013",
+        "AUDIT-ERROR  test_fenced.py::test_captured_nothing  coverage \u2013  hallucinations \u2013",
     ])
-    result.stdout.fnmatch_lines([
-        "*ERROR at teardown of test_captured_nothing*",
-        "fence audit error (_NothingToAudit): captured nothing: no node or tool ran with the fence_snapshot "
-        "callbacks; run the graph with config=fence_snapshot.config()",
-    ])
-    result.stdout.fnmatch_lines([
-        "*ERROR at teardown of test_llm_without_model*",
-        "fence audit error (AuditError): mode='llm' needs a chat model: override the fence_llm fixture*",
-    ])
-    result.stdout.fnmatch_lines(["4 fenced test(s): 0 pass, 0 fail, 4 audit-error, 0 report-only"])
+    # 0/0 is not a percentage
+    result.stdout.fnmatch_lines(["PASS         test_fenced.py::test_nothing_checkable  coverage 0/0 (\u2013)  "
+                                 "hallucinations 0/0 (\u2013)"])
+    assert "(100.0%)" not in out
+    result.stdout.fnmatch_lines(["5 fenced test(s): 1 pass, 1 fail, 3 audit-error, 0 report-only"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 
