@@ -15,7 +15,9 @@ from pytest_auditfence.manifest import MANIFEST_NAME, load_manifest
 from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio
 
 MAX_FAILURE_LINES = 12
+MAX_FAILURE_CLAIMS = 10  # claims a failure shows by default; -v shows all
 _TEXT_WIDTH = 90
+_WRAP_WIDTH = 100
 
 
 def _short(text: str, width: int = _TEXT_WIDTH) -> str:
@@ -50,6 +52,35 @@ def check_thresholds(
     return shortfalls
 
 
+def _wrapped(label: str, text: str, indent: str = "    ", width: int = _WRAP_WIDTH, sep: str = ": ") -> list[str]:
+    """`label: text` wrapped at word boundaries, continuation lines aligned under the text; never cut."""
+    import textwrap
+
+    first = f"{indent}{label}{sep}"
+    return textwrap.wrap(" ".join(text.split()), width=max(width, len(first) + 20), initial_indent=first,
+                         subsequent_indent=" " * len(first), break_long_words=False, break_on_hyphens=False)
+
+
+def render_chain_lines(chain: EvidenceChain | None, indent: str = "    ") -> list[str]:
+    """The whole chain, one hop per line (`chain: hop`, then `<- hop`), each with its text; nothing cut."""
+    if chain is None or not chain.links:
+        return [f"{indent}chain: (no evidence chain)"]
+    lines: list[str] = []
+    for i, link in enumerate(chain.links):
+        label, sep = ("chain", ": ") if i == 0 else ("   <-", "  ")
+        lines += _wrapped(label, f"{link.node} {link.file}:{link.line} | {link.text}", indent, sep=sep)
+    if not chain.reaches_raw_data:
+        lines.append(f"{indent}       [does not reach raw data]")
+    return lines
+
+
+def _introduced(claim: ClaimRecord, rounds: dict[str, int]) -> str:
+    if not claim.introduced_by:
+        return "unknown (no single node)"
+    round_ = rounds.get(claim.introduced_by)
+    return claim.introduced_by if round_ is None else f"{claim.introduced_by} (round {round_})"
+
+
 def render_failure(
     *,
     shortfalls: Sequence[str],
@@ -57,30 +88,37 @@ def render_failure(
     chains: dict[str, EvidenceChain],
     coverage: Ratio,
     hallucinations: Ratio,
-    max_lines: int = MAX_FAILURE_LINES,
+    trace_dir: str | Path | None = None,
+    rounds: dict[str, int] | None = None,
+    llm_lines: dict[str, list[str]] | None = None,
+    max_claims: int | None = MAX_FAILURE_CLAIMS,
 ) -> str:
-    """A failed audit in at most `max_lines` lines: why, then per failing claim its verdict, text,
-    introducing node and evidence chain; what does not fit is counted, never silently dropped."""
-    head = [
+    """A failed audit: why, the trace folder once, then per failing claim its verdict, text, the node
+    (and round) that introduced it, the verifier's notes, the evidence it found, the whole chain
+    (wrapped, never cut) and, for an LLM audit, the confidence and the reviewer's caveats. The first
+    `max_claims` claims (None: all); the rest are counted, never silently dropped."""
+    lines = [
         f"fence audit failed: {'; '.join(shortfalls) or 'claims failed'}",
         f"coverage {coverage}, hallucinations {hallucinations}",
     ]
-    body: list[str] = []
-    shown = 0
-    for claim in sorted(failing, key=lambda c: c.id):
-        block = [
-            f"{claim.id} {claim.verdict.value}: \"{_short(claim.claim)}\"",
-            f"    introduced by: {claim.introduced_by or 'unknown (no single node)'}",
-            f"    chain: {_short(render_chain(chains.get(claim.id)), 110)}",
-        ]
-        if len(head) + len(body) + len(block) + 1 > max_lines:
-            break
-        body += block
-        shown += 1
-    rest = len(failing) - shown
+    if trace_dir is not None:
+        lines.append(f"trace folder: {Path(trace_dir).resolve()}")
+    ordered = sorted(failing, key=lambda c: c.id)
+    shown = ordered if max_claims is None else ordered[:max_claims]
+    for claim in shown:
+        lines.append(f"{claim.id} {claim.verdict.value}: \"{' '.join(claim.claim.split())}\"")
+        lines.append(f"    introduced by: {_introduced(claim, rounds or {})}")
+        for note in claim.notes:
+            lines += _wrapped("note", note)
+        for ev in claim.evidence:
+            lines += _wrapped("sources hold", f"{ev.file}:{ev.line} \"{ev.text}\"")
+        lines += (llm_lines or {}).get(claim.id, [])
+        lines += render_chain_lines(chains.get(claim.id))
+    rest = len(ordered) - len(shown)
     if rest:
-        body.append(f"... and {rest} more failing claim(s); see --fence-report=PATH for all of them")
-    return "\n".join(head + body)
+        lines.append(f"... and {rest} more failing claim(s); run pytest with -v to see all of them, "
+                     f"or --fence-report=PATH")
+    return "\n".join(lines)
 
 
 def _failing_claims(cascade: Any) -> list[ClaimRecord]:
@@ -91,14 +129,68 @@ def _chains_for(cascade: Any, claims: Sequence[ClaimRecord]) -> dict[str, Eviden
     return {c.id: cascade.trace_claim(c) for c in claims}
 
 
-def render_cascade_failure(cascade: Any, shortfalls: Sequence[str]) -> str:
+def _rounds_of(cascade: Any, claims: Sequence[ClaimRecord], chains: dict[str, EvidenceChain]) -> dict[str, int]:
+    """node -> the round that introduced a claim: the round of the node's file on the claim's chain,
+    else the node's only round, else (the final node) its last round, whose output is the document."""
+    trace_dir = getattr(cascade, "trace_dir", None)
+    if trace_dir is None or not (Path(trace_dir) / MANIFEST_NAME).is_file():
+        return {}
+    manifest = load_manifest(trace_dir)
+    files = manifest.files
+    by_path = {f.path: f.round for f in files}
+    node_rounds: dict[str, set[int]] = {}
+    for f in files:
+        if f.node:
+            node_rounds.setdefault(f.node, set()).add(f.round)
+    rounds: dict[str, int] = {}
+    for claim in claims:
+        node = claim.introduced_by
+        if not node:
+            continue
+        chain = chains.get(claim.id)
+        on_chain = [by_path[link.file] for link in (chain.links if chain else []) if link.node == node
+                    and link.file in by_path]
+        if on_chain:
+            rounds[node] = on_chain[-1]
+        elif len(node_rounds.get(node, ())) == 1:
+            rounds[node] = next(iter(node_rounds[node]))
+        elif node == manifest.final_node and node_rounds.get(node):
+            rounds[node] = max(node_rounds[node])  # the final document is the last round's output
+    return rounds
+
+
+def _llm_lines(cascade: Any) -> dict[str, list[str]]:
+    """claim id -> the LLM auditor's confidence and the adversarial reviewer's verdict and caveats."""
+    llm = getattr(getattr(cascade, "result", None), "llm", None)
+    out: dict[str, list[str]] = {}
+    for finding in (llm.findings if llm is not None else []):
+        text = f"{finding.finding} (hop {finding.hop}), confidence {finding.confidence:.2f}"
+        if finding.confidence != finding.original_confidence:
+            text += f" (was {finding.original_confidence:.2f})"
+        lines = _wrapped("llm auditor", text)
+        review = finding.review
+        if review is not None and review.succeeded:
+            caveats = "; ".join(review.caveats) or "no caveat"
+            lines += _wrapped("reviewer", f"{review.recommendation}: {caveats}")
+        elif review is not None:
+            lines += _wrapped("reviewer", f"review failed ({review.error or 'no reason recorded'}); finding kept")
+        out.setdefault(finding.claim_id, []).extend(lines)
+    return out
+
+
+def render_cascade_failure(cascade: Any, shortfalls: Sequence[str], *, max_claims: int | None = MAX_FAILURE_CLAIMS) -> str:
     failing = _failing_claims(cascade)
+    chains = _chains_for(cascade, failing)
     return render_failure(
         shortfalls=shortfalls,
         failing=failing,
-        chains=_chains_for(cascade, failing),
+        chains=chains,
         coverage=cascade.coverage,
         hallucinations=cascade.hallucinations,
+        trace_dir=getattr(cascade, "trace_dir", None),
+        rounds=_rounds_of(cascade, failing, chains),
+        llm_lines=_llm_lines(cascade),
+        max_claims=max_claims,
     )
 
 

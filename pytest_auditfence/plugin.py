@@ -502,7 +502,7 @@ class _NothingToAudit(Exception):
 
 def _audit_marked(item: pytest.Item) -> None:
     __tracebackhide__ = True
-    from pytest_auditfence.assertions import render_cascade_failure
+    from pytest_auditfence.assertions import MAX_FAILURE_CLAIMS, render_cascade_failure
     from pytest_auditfence.report import TestEntry
 
     settings = item.stash.get(_SETTINGS, None)
@@ -547,7 +547,9 @@ def _audit_marked(item: pytest.Item) -> None:
         entry.detail = build_detail(cascade, trace_dir=snap.trace_dir, manifest=manifest)
     _record(item, entry)
     if outcome == "fail":
-        pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
+        complete = item.config.get_verbosity() > 0  # -v: every failing claim, else the first ten
+        pytest.fail(render_cascade_failure(cascade, shortfalls, max_claims=None if complete else MAX_FAILURE_CLAIMS),
+                    pytrace=False)
 
 
 def _record_mode_of(item: pytest.Item) -> str:

@@ -63,7 +63,7 @@ def test_fabricated_report_fails_the_fence_naming_each_planted_claim_and_node(fa
     assert message.startswith("fence audit failed: ")
     for planted in PLANTED:
         verdict = EXPECTED_VERDICT[planted["kind"]].value
-        assert f'{verdict}: "{planted["sentence"]}"\n    introduced by: {planted["node"]}\n' in message
+        assert f'{verdict}: "{planted["sentence"]}"\n    introduced by: {planted["node"]} (round 1)\n' in message
 
 
 def test_only_the_planted_claims_fail(fabricated):

@@ -36,7 +36,7 @@ def test_fabricated_run_fails_and_names_each_origin(cli, captured):
     assert "hallucinations 2/4 (50.0%) > max_hallucinations 0" in out
     for figure, node in PLANTED.items():
         block = out[out.index(figure):]
-        assert block.splitlines()[1].strip() == f"introduced by: {node}", out
+        assert block.splitlines()[1].strip() == f"introduced by: {node} (round 1)", out
 
 
 def test_thresholds_decide_the_exit_status(cli, captured):

@@ -91,7 +91,7 @@ def test_fence_audit_fixture_gives_the_cascade_for_helpers(project):
         "E*AssertionError: fence audit failed: coverage 1/2 (50.0%) < min_coverage 90.0%; hallucinations 1/2 "
         "(50.0%) > max_hallucinations 0",
         'E*c003 contradicted: "Services revenue was $99.9 billion in fiscal 2023."',
-        "E*introduced by: write",
+        "E*introduced by: write (round 1)",
     ])
     result.stdout.fnmatch_lines(["E*1/2 (50.0%) == 0/2 (0.0%)", "E*numerators 1 vs 0, denominators 2 vs 2"])
     # the helper's own frames are hidden: the traceback points at the user's line

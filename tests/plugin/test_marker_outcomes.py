@@ -30,8 +30,14 @@ def test_pass_and_fail_with_the_claim_verdict_node_and_ratios(project):
         "max_hallucinations 0",
         "coverage 1/2 (50.0%), hallucinations 1/2 (50.0%)",
         'c003 contradicted: "Services revenue was $99.9 billion in fiscal 2023."',
-        "    introduced by: write",
-        "    chain: __report__ report.md:4 <- write nodes/write/r1.output.txt:5 [does not reach raw data]",
+        "    introduced by: write (round 1)",
+        "    note: $99.9 billion contradicted: the same subject has '$85.2 billion' in",
+        "          tools/research/r1.lookup_revenue.1.txt",
+        '    sources hold: tools/research/r1.lookup_revenue.1.txt:6 "services revenue fiscal 2023: $85.2',
+        '                  billion"',
+        "    chain: __report__ report.md:4 | Services revenue was $99.9 billion in fiscal 2023.",
+        "       <-  write nodes/write/r1.output.txt:5 | Services revenue was $99.9 billion in fiscal 2023.",
+        "           [[]does not reach raw data[]]",
     ])
     result.stdout.fnmatch_lines([
         "*- auditfence -*",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_auditfence.assertions import (
-    MAX_FAILURE_LINES,
+    MAX_FAILURE_CLAIMS,
     check_thresholds,
     explain_comparison,
     render_chain,
@@ -57,18 +57,23 @@ def test_failure_names_claim_verdict_node_chain_and_ratios():
         "coverage 1/2 (50.0%), hallucinations 1/2 (50.0%)",
         'c002 unsupported: "Services revenue grew to $2.5 billion in fiscal 2023."',
         "    introduced by: write",
-        "    chain: write report.md:3 [does not reach raw data]",
+        "    chain: write report.md:3 | revenue $2.5 billion",
+        "           [does not reach raw data]",
     ]
 
 
-def test_failure_stays_within_a_dozen_lines_and_counts_the_rest():
-    failing = [claim(i, Verdict.CONTRADICTED) for i in range(10)]
-    text = render_failure(shortfalls=["x"], failing=failing, chains={}, coverage=Ratio(numerator=0, denominator=10),
-                          hallucinations=Ratio(numerator=10, denominator=10))
+def test_failure_shows_the_first_ten_claims_and_counts_the_rest():
+    failing = [claim(i, Verdict.CONTRADICTED) for i in range(12)]
+    text = render_failure(shortfalls=["x"], failing=failing, chains={}, coverage=Ratio(numerator=0, denominator=12),
+                          hallucinations=Ratio(numerator=12, denominator=12))
     lines = text.splitlines()
-    assert len(lines) <= MAX_FAILURE_LINES
-    assert lines[-1] == "... and 7 more failing claim(s); see --fence-report=PATH for all of them"
+    assert sum(line.startswith("c0") for line in lines) == MAX_FAILURE_CLAIMS
+    assert lines[-1] == ("... and 2 more failing claim(s); run pytest with -v to see all of them, "
+                         "or --fence-report=PATH")
     assert "(no evidence chain)" in text
+    every = render_failure(shortfalls=["x"], failing=failing, chains={}, coverage=Ratio(numerator=0, denominator=12),
+                           hallucinations=Ratio(numerator=12, denominator=12), max_claims=None)
+    assert sum(line.startswith("c0") for line in every.splitlines()) == 12 and "more failing" not in every
 
 
 def test_chain_renders_hops_from_report_to_raw_data():
