@@ -693,9 +693,6 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if opt.fence_report:
         report.write(opt.fence_report)
         state.written.append(f"fence report (JSON) written to {opt.fence_report}")
-    if opt.fence_md_summary:
-        Path(opt.fence_md_summary).write_text(report.markdown(), encoding="utf-8")
-        state.written.append(f"fence summary (markdown) written to {opt.fence_md_summary}")
     if opt.fence_html:
         from pytest_auditfence.html import write_html
 
@@ -711,6 +708,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     elif opt.fence_baseline:
         comparison = _compare(report, opt.fence_baseline, state)
         failed = failed or comparison is None or bool(comparison.regressions)
+    if opt.fence_md_summary:  # after the gate, so its totals can say whether the gate failed
+        gate_error = state.gate_lines[0] if opt.fence_baseline and not opt.fence_update_baseline \
+            and state.comparison is None else None
+        summary = report.markdown(state.comparison, gate_error=gate_error)
+        Path(opt.fence_md_summary).write_text(summary, encoding="utf-8")
+        state.written.append(f"fence summary (markdown) written to {opt.fence_md_summary}")
     if failed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

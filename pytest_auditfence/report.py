@@ -230,14 +230,23 @@ class FenceReport(_Model):
         out.extend(f"INCOMPLETE REPORT: {p}" for p in self.problems)
         return out
 
-    def markdown(self) -> str:
-        """A table for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY)."""
+    def markdown(self, comparison: BaselineComparison | None = None, *, gate_error: str | None = None) -> str:
+        """A table for CI step summaries (GitHub's $GITHUB_STEP_SUMMARY); with the baseline comparison,
+        the totals say whether the gate failed and the regressions name their new claims."""
         rows = ["## auditfence", "", "| test | outcome | coverage | hallucinations |", "|---|---|---|---|"]
         for e in self.tests:
             cov, hal = _ratio(e.coverage), _ratio(e.hallucinations)
             rows.append(f"| `{_md_cell(e.nodeid)}` | {e.outcome} | {cov} | {hal} |")
         counts = self.counts()
-        rows += ["", "**" + ", ".join(f"{counts[o]} {o}" for o in OUTCOMES) + "**"]
+        totals = ", ".join(f"{counts[o]} {o}" for o in OUTCOMES)
+        gate_failed = gate_error is not None or (comparison is not None and bool(comparison.regressions))
+        if gate_failed:
+            totals += " - baseline gate FAILED"
+        rows += ["", f"**{totals}**"]
+        if gate_error is not None:
+            rows += ["", f"**baseline gate FAILED**: {_md_cell(gate_error)}"]
+        elif comparison is not None:
+            rows += ["", *comparison.markdown()]
         for p in self.problems:
             rows.append(f"\n> incomplete report: {_md_cell(p)}")
         return "\n".join(rows) + "\n"
@@ -247,6 +256,9 @@ def _md_cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+HALLUCINATED = frozenset({Verdict.CONTRADICTED, Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED})
+
+
 class BaselineRow(_Model):
     nodeid: str
     status: Literal["regressed", "improved", "same", "new", "not-run", "no-result"]
@@ -254,6 +266,13 @@ class BaselineRow(_Model):
     coverage_after: Ratio | None = None
     hallucinations_before: Ratio | None = None
     hallucinations_after: Ratio | None = None
+    new_claims: list[ClaimSummary] = Field(
+        default_factory=list, description="claims hallucinated now whose text the baseline did not hallucinate")
+
+    def claim_lines(self, indent: str = "  ") -> list[str]:
+        """One line per newly hallucinated claim, naming the test, the claim and the node that wrote it."""
+        return [f"{indent}{self.nodeid}: new {c.verdict.value} claim {c.id} \"{c.claim}\" "
+                f"(introduced by {c.introduced_by or 'unknown'})" for c in self.new_claims]
 
     @property
     def fails(self) -> bool:
@@ -288,7 +307,24 @@ class BaselineComparison(_Model):
                 )
             )
         widths = [max(len(row[i]) for row in table) for i in range(4)]
-        return [head] + ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+        rows = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in table]
+        return [head, *rows, *(line for r in self.regressions for line in r.claim_lines())]
+
+    def markdown(self) -> list[str]:
+        """The gate's section of the markdown summary: its verdict, the regressed tests and their new claims."""
+        if not self.regressions:
+            return [f"**baseline gate passed**: no regression against `{_md_cell(self.baseline)}` "
+                    f"({len(self.rows)} test(s) compared)"]
+        out = [f"**baseline gate FAILED**: {len(self.regressions)} regression(s) against "
+               f"`{_md_cell(self.baseline)}` - the session fails", "",
+               "| test | status | coverage before -> after | hallucinations before -> after |", "|---|---|---|---|"]
+        for r in self.regressions:
+            out.append(f"| `{_md_cell(r.nodeid)}` | {r.status} | {_ratio(r.coverage_before)} -> "
+                       f"{_ratio(r.coverage_after)} | {_ratio(r.hallucinations_before)} -> "
+                       f"{_ratio(r.hallucinations_after)} |")
+        claims = [f"- `{_md_cell(r.nodeid)}`: new {c.verdict.value} claim {c.id} \"{_md_cell(c.claim)}\" "
+                  f"(introduced by `{c.introduced_by or 'unknown'}`)" for r in self.regressions for c in r.new_claims]
+        return out + ([""] + claims if claims else [])
 
 
 def _ratio(r: Ratio | None) -> str:
@@ -355,4 +391,8 @@ def _compare_entry(before: TestEntry, after: TestEntry) -> BaselineRow:
         or after.hallucinations.numerator < before.hallucinations.numerator
     )
     row.status = "regressed" if worse else "improved" if better else "same"
+    if worse:
+        # Claim ids follow document order and shift when a sentence is added; the text is what identifies one.
+        known = {" ".join(c.claim.split()) for c in before.claims if c.verdict in HALLUCINATED}
+        row.new_claims = [c for c in after.claims if c.verdict in HALLUCINATED and " ".join(c.claim.split()) not in known]
     return row

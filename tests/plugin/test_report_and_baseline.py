@@ -63,3 +63,46 @@ def test_baseline_update_then_regression_fails_the_session_with_a_table(project,
         "status * test * coverage before -> after * hallucinations before -> after",
         "regressed * test_fenced.py::test_agent * 1/1 (100.0%) -> 1/2 (50.0%) * 0/1 (0.0%) -> 1/2 (50.0%)",
     ])
+
+
+def test_a_regression_names_the_test_and_each_new_hallucinated_claim_in_terminal_and_markdown(project, monkeypatch):
+    project.makepyfile(test_fenced="""
+        import os
+        import pytest
+        from graphapp import run
+
+        @pytest.mark.fence(report_only=True)
+        def test_agent(fence_snapshot):
+            run(fence_snapshot, invent=os.environ.get("INVENT") == "1")
+
+        @pytest.mark.fence
+        def test_steady(fence_snapshot):
+            run(fence_snapshot)
+    """)
+    assert project.runpytest_subprocess("--fence-baseline=base.json", "--fence-update-baseline").ret == 0
+    monkeypatch.setenv("INVENT", "1")
+    regressed = project.runpytest_subprocess("--fence-baseline=base.json", "--fence-md-summary=summary.md")
+    regressed.assert_outcomes(passed=2)  # report_only: the tests pass, the gate fails the session
+    assert regressed.ret == pytest.ExitCode.TESTS_FAILED
+    new_claim = ('test_fenced.py::test_agent: new contradicted claim c003 "Services revenue was $99.9 billion in '
+                 'fiscal 2023." (introduced by write)')
+    regressed.stdout.fnmatch_lines([
+        "fence baseline base.json: 1 regression(s) - the session fails",
+        "status * test *",
+        "regressed * test_fenced.py::test_agent *",
+        f"  {new_claim}",
+    ])
+    summary = (project.path / "summary.md").read_text()
+    assert "**1 pass, 0 fail, 0 audit-error, 1 report-only - baseline gate FAILED**" in summary
+    assert "**baseline gate FAILED**: 1 regression(s) against `base.json` - the session fails" in summary
+    assert ("| `test_fenced.py::test_agent` | regressed | 1/1 (100.0%) -> 1/2 (50.0%) | 0/1 (0.0%) -> 1/2 (50.0%) |"
+            in summary)
+    assert ('- `test_fenced.py::test_agent`: new contradicted claim c003 "Services revenue was $99.9 billion in '
+            'fiscal 2023." (introduced by `write`)') in summary
+    assert "test_steady" not in summary.split("**baseline gate FAILED**")[1]  # only the regressed test is named
+
+    monkeypatch.setenv("INVENT", "0")
+    clean = project.runpytest_subprocess("--fence-baseline=base.json", "--fence-md-summary=summary.md")
+    assert clean.ret == pytest.ExitCode.OK
+    summary = (project.path / "summary.md").read_text()
+    assert "FAILED" not in summary and "**baseline gate passed**: no regression against `base.json`" in summary
