@@ -61,3 +61,33 @@ def test_every_docs_page_is_linked_from_the_index() -> None:
     index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
     pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
     assert {name for name in pages if f"({name})" not in index} == set()
+
+
+_CONSOLE = re.compile(r"^```console\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def console_commands(page: Path) -> list[str]:
+    return [line[2:] for m in _CONSOLE.finditer(page.read_text(encoding="utf-8"))
+            for line in m.group(1).splitlines() if line.startswith("$ ")]
+
+
+def test_every_console_command_of_the_cli_page_runs(tmp_path: Path) -> None:
+    """The `$ ` lines of docs/cli.md, in a copy of a project holding examples/your_project, exit 0."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    commands = console_commands(ROOT / "docs" / "cli.md")
+    assert [c.split()[:2] for c in commands] == [["python", "-m"], ["auditfence", "show"],
+                                                 ["auditfence", "audit"], ["auditfence", "diff"]]
+    shutil.copytree(ROOT / "examples" / "your_project", tmp_path / "examples" / "your_project",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    bin_dir = Path(sys.executable).parent
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for command in commands:
+        done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, (command, done.stdout[-2000:], done.stderr[-2000:])
+    assert (tmp_path / "summary.html").is_file() and (tmp_path / "summary.json").is_file()
