@@ -15,6 +15,7 @@ from pytest_auditfence.errors import AuditError
 from pytest_auditfence.manifest import INPUT_NODE, RAW_FILE_KINDS, Manifest, load_manifest
 from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio, Verdict
 from pytest_auditfence.report import (
+    HALLUCINATED,
     OUTCOMES,
     ExcerptLine,
     FenceReport,
@@ -300,16 +301,33 @@ def _render_test(index: int, entry: TestEntry) -> str:
     claims = {c.id: c for c in detail.claims}
     chains = "".join(_render_chain(tid, ch, claims.get(ch.claim_id), excerpts) for ch in detail.chains)
     return (
-        head + notes + '<div class="cols"><div class="doc">'
-        f"<h3>Final report <small>({_e(detail.source)})</small></h3>"
+        head + notes + _failing_list(tid, detail.claims) + '<div class="cols"><div class="doc">'
+        f'<h3>Final report of <span class="test-name">{_e(entry.nodeid)}</span></h3>'
         f'<pre class="document">{_render_document(tid, detail.document, detail.claims)}</pre></div>'
-        '<aside class="side"><div class="chain-panel" aria-live="polite"><h3>Evidence chain</h3>'
+        '<aside class="side"><div class="chain-panel" aria-live="polite">'
+        f'<h3>Evidence chain · <span class="test-name">{_e(entry.nodeid)}</span></h3>'
         '<p class="hint">Select a claim in the report (click it, or Tab to it and press Enter) to see its '
         "evidence chain, link by link, down to the raw tool output.</p>"
         f"{chains}</div>"
-        f'<figure class="topology"><h3>Topology of the run</h3>{render_topology(detail, origins)}'
+        f'<figure class="topology"><h3>Topology of the run</h3>{render_topology(detail, origins, tid=tid)}'
         "</figure></aside></div></section>"
     )
+
+
+def _failing_list(tid: str, claims: Sequence[ClaimRecord]) -> str:
+    """The test's hallucinated claims at the top of its section, each a link that selects it."""
+    failing = [c for c in sorted(claims, key=lambda c: c.id) if c.verdict in HALLUCINATED]
+    if not failing:
+        return ""
+    items = "".join(
+        f'<li><a href="#claim-{_e(tid)}-{_e(c.id)}" data-select="claim-{_e(tid)}-{_e(c.id)}">'
+        f"{_e(c.id)} {_verdict_badge(c.verdict)} “{_e(c.claim)}”</a>"
+        + (f' <span class="meta">introduced by {_e(_node_label(c.introduced_by))}</span>' if c.introduced_by else "")
+        + "</li>"
+        for c in failing
+    )
+    return (f'<nav class="failing" aria-label="failing claims"><h3>{len(failing)} failing claim(s)</h3>'
+            f"<ol>{items}</ol></nav>")
 
 
 def _claims_table(entry: TestEntry) -> str:
@@ -529,8 +547,20 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-def render_topology(detail: TestDetail, origins: dict[str, list[str]]) -> str:
-    """The run's nodes and who fed whom as inline SVG; nodes that introduced a fabrication are marked."""
+def _origin_ids(ids: Sequence[str], tid: str | None, shown: int = 3) -> str:
+    """`c003, c004 +2` inside an SVG text: with `tid`, each id links to (and selects) its claim."""
+    parts = []
+    for cid in ids[:shown]:
+        target = f"claim-{tid}-{cid}"
+        parts.append(f'<a href="#{_e(target)}" data-select="{_e(target)}" class="claim-link"><tspan>{_e(cid)}</tspan></a>'
+                     if tid else _e(cid))
+    rest = f" +{len(ids) - shown}" if len(ids) > shown else ""
+    return ", ".join(parts) + rest
+
+
+def render_topology(detail: TestDetail, origins: dict[str, list[str]], *, tid: str | None = None) -> str:
+    """The run's nodes and who fed whom as inline SVG; nodes that introduced a fabrication are marked,
+    and with the section id `tid` each claim id of the mark is a link that selects that claim."""
     info = {n.name: n for n in detail.nodes}
     names = [n.name for n in detail.nodes]
     edges = list(detail.edges)
@@ -594,7 +624,7 @@ def render_topology(detail: TestDetail, origins: dict[str, list[str]]) -> str:
             f'<text class="sub" x="{x + 8}" y="{y + 30}">{_e(_short(" ".join(sub), 30))}</text>'
             + (f'<text class="sub" x="{x + 8}" y="{y + 43}">{_e(_short("tools: " + tools, 30))}</text>' if tools else "")
             + (f'<text class="mark" x="{x}" y="{y - 4}">{ORIGIN_MARK} introduced '
-               f'{_e(_short(", ".join(origins[name]), 20))}</text>' if name in origins else "")
+               f'{_origin_ids(origins[name], tid)}</text>' if name in origins else "")
             + "</g>"
         )
     out.append("</svg>")

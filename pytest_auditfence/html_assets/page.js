@@ -24,7 +24,20 @@
     });
   }
   document.addEventListener("click", function (event) {
-    var claim = event.target.closest ? event.target.closest(".claim") : null;
+    var closest = event.target.closest ? event.target.closest.bind(event.target) : null;
+    // A failing-claims list entry or a topology label: select the claim it names and show it in its box.
+    var link = closest ? closest("[data-select]") : null;
+    if (link) {
+      var target = document.getElementById(link.getAttribute("data-select"));
+      if (target) {
+        event.preventDefault();
+        select(target);
+        if (target.scrollIntoView) { target.scrollIntoView({block: "center"}); }
+        target.focus({preventScroll: true});
+        return;
+      }
+    }
+    var claim = closest ? closest(".claim") : null;
     if (claim) { select(claim); }
   });
   document.addEventListener("keydown", function (event) {

@@ -107,3 +107,45 @@ def test_document_text_cannot_run_script(browser, traces, tmp_path):
     browser.click("#claim-t0-c001")
     assert browser.evaluate(STATE)["visible"] == ["chain-t0-c001"]
     assert browser.requested_urls() == [page.as_uri()]
+
+
+SELECTED = """(() => {
+  const claim = document.querySelector('.claim[aria-pressed="true"]');
+  const box = claim ? claim.closest('pre.document').getBoundingClientRect() : null;
+  const at = claim ? claim.getBoundingClientRect() : null;
+  return {
+    visible: [...document.querySelectorAll('.chain')].filter(c => !c.hidden).map(c => c.id),
+    pressed: claim ? claim.id : null,
+    inView: at !== null && at.top >= box.top && at.bottom <= box.bottom && at.top >= 0 && at.bottom <= innerHeight,
+  };
+})()"""
+
+
+def test_failing_claims_are_listed_first_and_labels_select_their_claims(browser, report, tmp_path):
+    page = tmp_path / "report.html"
+    write_html(report, page)
+    browser.open(page.as_uri())
+    listed = browser.evaluate("""[...document.querySelectorAll('section.test')].map(s => ({
+        id: s.id,
+        listFirst: !s.querySelector('nav.failing') || !!s.querySelector('nav.failing + .cols'),
+        failing: [...s.querySelectorAll('nav.failing a')].map(a => a.getAttribute('data-select')),
+        titles: [...s.querySelectorAll('.doc h3, .chain-panel h3')].map(h => h.innerText)}))""")
+    failing = [c.id for c in report.tests[1].detail.claims if c.verdict.value in ("contradicted", "unsupported",
+                                                                                    "misattributed")]
+    assert listed[0]["failing"] == [] and listed[1]["failing"] == [f"claim-t1-{c}" for c in failing]
+    assert listed[1]["listFirst"]  # above the report and its chains
+    assert failing == ["c004", "c005"]
+    # panels are titled by the test, not by a trace folder's name
+    assert listed[1]["titles"] == ["Final report of tests/test_note.py::test_fabricated",
+                                   "Evidence chain \u00b7 tests/test_note.py::test_fabricated"]
+    # the document box is short: the claim is brought into view inside it when its list entry is clicked
+    browser.evaluate("document.querySelectorAll('pre.document').forEach(p => { p.style.maxHeight = '3em'; "
+                     "p.style.overflow = 'auto'; })")
+    browser.click("nav.failing a[data-select='claim-t1-c005']")
+    state = browser.evaluate(SELECTED)
+    assert state == {"visible": ["chain-t1-c005"], "pressed": "claim-t1-c005", "inView": True}
+    # the topology's "introduced c004" label selects c004
+    browser.click("#t1 .topology a[data-select='claim-t1-c004']")
+    state = browser.evaluate(SELECTED)
+    assert state == {"visible": ["chain-t1-c004"], "pressed": "claim-t1-c004", "inView": True}
+    assert browser.requested_urls() == [page.as_uri()]

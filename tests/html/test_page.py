@@ -76,7 +76,9 @@ def test_fabrication_origins_are_marked_in_the_topology(report):
     fabricated = page[page.index('id="t1"'):]
     origins = re.findall(r'<g class="tnode k-node origin" data-node="([^"]+)">', fabricated)
     assert origins == ["filings", "writer"]
-    assert "\u26a0 introduced c004" in fabricated and "\u26a0 introduced c005" in fabricated
+    for cid in ("c004", "c005"):  # each id of a mark is a link that selects its claim
+        assert (f'\u26a0 introduced <a href="#claim-t1-{cid}" data-select="claim-t1-{cid}" class="claim-link">'
+                f"<tspan>{cid}</tspan></a>") in fabricated
     clean = page[page.index('id="t0"'):page.index('id="t1"')]
     assert " origin" not in clean.replace("origin-note", "")
 
