@@ -115,3 +115,25 @@ def test_lost_xdist_worker_fails_the_report_closed(project):
     report = (project.path / "r.json").read_text()
     assert '"complete": false' in report
     result.stdout.fnmatch_lines(["INCOMPLETE REPORT: xdist worker gw0 went down*"])
+
+
+def test_an_audit_error_prints_the_real_trace_folder_and_the_report_a_stable_placeholder(project):
+    project.makeconftest("""
+        def pytest_auditfence_audit(item, settings, manifest, trace_dir, final_document, llm):
+            raise RuntimeError(f"cannot read {trace_dir}/manifest.json")
+    """)
+    project.makepyfile(test_fenced="""
+        import pytest
+        from graphapp import run
+
+        @pytest.mark.fence
+        def test_a(fence_snapshot):
+            run(fence_snapshot)
+    """)
+    result = project.runpytest("--fence-report=r.json")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "<trace_dir>" not in out
+    result.stdout.fnmatch_lines(["fence audit error (RuntimeError): cannot read /*/fence-trace/manifest.json"])
+    report = (project.path / "r.json").read_text()
+    assert "cannot read <trace_dir>/manifest.json" in report and str(project.path) not in report
