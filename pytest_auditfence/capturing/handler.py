@@ -316,6 +316,7 @@ class CaptureHandler(BaseCallbackHandler):
         self._calls: dict[Any, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
         # node run -> (its input object, a copy taken at its start): what it changed in place shows at its end
         self._live: dict[Any, tuple[Any, Any]] = {}
+        self._in_tool: dict[Any, UUID] = {}  # any run inside a tool's run -> that tool run
         self._ended: set[Any] = set()
         recorder.add_source(self.resolve)
 
@@ -361,10 +362,18 @@ class CaptureHandler(BaseCallbackHandler):
         key = getattr(run_id, "int", run_id)
         if key in self._calls:
             raise _Duplicate
-        task = self._owner.get(getattr(parent_run_id, "int", parent_run_id)) if parent_run_id is not None else None
+        parent = getattr(parent_run_id, "int", parent_run_id)
+        task = self._owner.get(parent) if parent_run_id is not None else None
         self._owner[key] = task
         # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
+        in_tool = self._in_tool.get(parent) if parent_run_id is not None else None
+        if "tool" in fields:
+            self._in_tool[key] = run_id
+        elif in_tool is not None:
+            self._in_tool[key] = in_tool
+            # A model called by a tool's own code: the tool's output is then model-derived, not observed.
+            info["in_tool"] = str(in_tool)
         self._calls[key] = info
         return info, (run_id, parent_run_id, task)
 
@@ -420,6 +429,9 @@ class CaptureHandler(BaseCallbackHandler):
             return  # the same handler attached twice (config() and instrument_graph) sees events twice
         owner = self._owner.get(_key(parent_run_id)) if parent_run_id is not None else None
         self._owner[key] = owner
+        in_tool = self._in_tool.get(_key(parent_run_id)) if parent_run_id is not None else None
+        if in_tool is not None:
+            self._in_tool[key] = in_tool
         if graph is None and parent_run_id is not None:
             return
         structure = self._structure(graph) if graph is not None else None
@@ -452,6 +464,9 @@ class CaptureHandler(BaseCallbackHandler):
         name = namespaced_name(ns, node)
         self._owner[key] = run_id
         self._tasks[key] = name
+        in_tool = self._in_tool.get(_key(parent_run_id)) if parent_run_id is not None else None
+        if in_tool is not None:  # a graph run by a tool's code (an agent behind a tool)
+            self._in_tool[key] = in_tool
         self._task_graph[key] = parent_run_id
         payload = {
             "node": name,

@@ -7,6 +7,7 @@ names and the order of everything; no clock, no run ids and no order of concurre
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -97,6 +98,7 @@ class _Builder:
         self.dependencies: dict[str, list[str]] = {}
         self.capture_end: dict[str, Any] | None = None
         self.open_problems: list[str] = []
+        self.model_runs_in_tools: set[str] = set()  # tool runs whose own run called a chat model
         for event in events:
             handler = getattr(self, "_on_" + str(event.get("type")), None)
             if handler is not None:
@@ -162,6 +164,8 @@ class _Builder:
 
     def _on_model_start(self, e: dict[str, Any]) -> None:
         self._call_start("model", "model", e)
+        if e.get("in_tool"):
+            self.model_runs_in_tools.add(str(e["in_tool"]))
 
     def _on_retriever_end(self, e: dict[str, Any]) -> None:
         self._call_start("retriever", "retriever", e)
@@ -333,6 +337,40 @@ def _sequential_order(group: list[_Call]) -> list[_Call] | None:
     return by_start
 
 
+# The structure in front of a rendered line's text (indentation, list markers, a 'key: ' label).
+_LINE_HEAD = re.compile(r"^(\s*(?:- )*(?:[\w .\-]{1,40}: )?)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip("\"')] ").endswith("?") and len(sentence.strip()) > 1
+
+
+def split_questions(text: str, questions_file: str) -> tuple[str, str]:
+    """(the text with each question replaced by a pointer to `questions_file`, the questions one a line)."""
+    questions: list[str] = []
+    lines: list[str] = []
+    for line in text.split("\n"):
+        head = _LINE_HEAD.match(line).group(1)  # type: ignore[union-attr]
+        body = line[len(head):]
+        if "?" not in body:
+            lines.append(line)
+            continue
+        kept: list[str] = []
+        position = 0
+        for boundary in [*_SENTENCE_END.finditer(body), None]:
+            stop = boundary.end() if boundary else len(body)
+            sentence = body[position:stop]
+            position = stop
+            if _is_question(sentence):
+                questions.append(sentence.strip())
+                kept.append(f"[question {len(questions)}: see {questions_file}]" + (" " if boundary else ""))
+            elif sentence:
+                kept.append(sentence)
+        lines.append(head + "".join(kept))
+    return "\n".join(lines), "".join(f"{q}\n" for q in questions)
+
+
 def _safe(part: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in part)
     return cleaned.strip(".") or "_"
@@ -375,7 +413,14 @@ def materialize(
 
     roots = sorted((g for g in b.graphs.values() if g.input_blob is not None), key=lambda g: g.key)
     for number, graph in enumerate(roots, start=1):
-        write(f"input/r{number}.txt", value(graph.input_blob), kind="input", node=INPUT_NODE, round=number)
+        # The user's questions apart from the rest of the input: an echo of "Did revenue grow 14%?" is not
+        # evidence that revenue grew 14% (Policy.questions_are_evidence says whether the audit may use them).
+        statements, questions = split_questions(render_text(value(graph.input_blob), wrap_at=wrap_at),
+                                                f"input/r{number}.questions.txt")
+        write(f"input/r{number}.txt", statements, raw_text=True, kind="input", node=INPUT_NODE, round=number)
+        if questions:
+            write(f"input/r{number}.questions.txt", questions, raw_text=True, kind="input_question",
+                  node=INPUT_NODE, round=number)
         kinds[INPUT_NODE] = "input"
         node_levels[INPUT_NODE].add(graph.level)
 
@@ -408,17 +453,26 @@ def materialize(
         path = f"{folder}/{_path_of(node)}/r{round_}.{_safe(call.label)}.{number}.txt"
         end = call.end or {}
         if call.kind == "tool":
-            body: dict[str, Any] = {"tool": call.label, "node": node,
-                                    "tool_call_id": call.start.get("tool_call_id") or end.get("tool_call_id"),
-                                    "arguments": value(call.start.get("blob"))}
+            # Two files per call, one per zone: what the tool returned (observed) and the arguments it was
+            # given (declared: a model or the node's code wrote them), so an argument never backs a claim.
+            head: dict[str, Any] = {"tool": call.label, "node": node,
+                                    "tool_call_id": call.start.get("tool_call_id") or end.get("tool_call_id")}
+            fields = {"node": node, "round": round_, "step": step, "tool": call.label,
+                      "tool_call_id": head["tool_call_id"]}
+            body: dict[str, Any] = dict(head)
             if "error" in end:
                 body["error"] = end["error"]
             elif call.end is None:
                 body["error"] = "no result recorded (the run stopped during this call)"
             else:
                 body["output"] = value(end.get("blob"))
-            write(path, body, kind="tool_call", node=node, round=round_, step=step, tool=call.label,
-                  tool_call_id=body["tool_call_id"], error="output" not in body)
+            derived = call.run in b.model_runs_in_tools
+            if derived:
+                body["model-derived"] = "this tool's run called a chat model; its output is model-written"
+            write(path, body, kind="handoff" if end.get("handoff") else "tool_call", error="output" not in body,
+                  model_derived=derived, **fields)
+            write(path.removesuffix(".txt") + ".arguments.txt", {**head, "arguments": value(call.start.get("blob"))},
+                  kind="tool_arguments", **fields)
         elif call.kind == "model":
             body = {"model": call.label, "node": node, "messages": value(call.start.get("blob"))}
             if "error" in end:
