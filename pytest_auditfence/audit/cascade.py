@@ -608,6 +608,8 @@ class _Auditor:
         if rule_note:
             notes.append(rule_note)
         links = _ordered_links(traces)
+        if verdict not in COVERED_VERDICTS:
+            notes.extend(self._unreadable_notes())
         derived_from_model = sorted({_label(self.files[lk.file]) or lk.node for lk in links
                                      if lk.file in self.files and self.files[lk.file].model_derived})
         if derived_from_model and verdict in COVERED_VERDICTS:
@@ -631,6 +633,22 @@ class _Auditor:
                               introduced_by=introduced_by,
                               reaches_raw_data=bool(traces) and all(t.reached_raw for t in traces))
         return judged, chain
+
+    def _unreadable_notes(self) -> list[str]:
+        """What a claim that is not covered may have missed: sources cut short or holding binary data."""
+        notes: list[str] = []
+        searched = [f for f in self.manifest.files if f.kind in _RAW_KINDS or f.kind == "node_output"]
+        cut = [f.path for f in searched if f.truncated]
+        if cut:
+            notes.append(
+                f"source(s) cut at max_output_chars, the rest not searched: {', '.join(cut)}; keep more with "
+                f"fence_config max_output_chars (ini fence_max_output_chars, Snapshot(max_output_chars=...))"
+            )
+        binary = [f.path for f in searched if f.binary]
+        if binary:
+            notes.append(f"source(s) hold binary data (bytes that are not UTF-8 text) and could not be searched: "
+                         f"{', '.join(binary)}")
+        return notes
 
     def _origin_rules(self, claim: ClaimRecord, verdict: Verdict, traces: list[_AtomTrace]) -> tuple[Verdict, str | None]:
         if verdict not in COVERED_VERDICTS:

@@ -23,7 +23,7 @@ from pytest_auditfence.manifest import (
     Manifest,
     NodeRecord,
 )
-from pytest_auditfence.textfmt import render_text, truncate
+from pytest_auditfence.textfmt import BINARY_MARKER, render_text, truncate
 
 START_NODE = "__start__"
 REPORT_NODE = "__report__"
@@ -406,9 +406,10 @@ def materialize(
         text = content if raw_text else render_text(content, wrap_at=wrap_at)
         if redact_text is not None:
             text = redact_text(text)
+        binary = BINARY_MARKER in text
         text, cut = truncate(text, max_output_chars)
         files[path] = text
-        records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, **fields))
+        records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, binary=binary, **fields))
         node_files[fields["node"]].append(path)
 
     roots = sorted((g for g in b.graphs.values() if g.input_blob is not None), key=lambda g: g.key)
