@@ -64,6 +64,10 @@ class _Task:
     key: tuple[Any, ...] = ()
     round: int = 0
 
+    @property
+    def interrupted(self) -> bool:
+        return self.error is not None and self.error.startswith(("GraphInterrupt", "NodeInterrupt"))
+
 
 @dataclass
 class _Call:
@@ -217,8 +221,19 @@ class _Builder:
             if task.local != START_NODE:
                 by_name[task.name].append(task)
         for group in by_name.values():
-            for number, task in enumerate(sorted(group, key=lambda t: t.key), start=1):
-                task.round = number
+            # An attempt stopped by interrupt() is not a round: after the resume the node runs again from its
+            # start. It shares the number of the round that completed it (a run left paused: the next one).
+            number, paused = 0, []
+            for task in sorted(group, key=lambda t: t.key):
+                if task.interrupted:
+                    paused.append(task)
+                    continue
+                number += 1
+                for attempt in [*paused, task]:
+                    attempt.round = number
+                paused = []
+            for attempt in paused:
+                attempt.round = number + 1
 
     # -- topology -----------------------------------------------------------------------------------
     def edges(self) -> tuple[set[tuple[str, str]], dict[str, str]]:
@@ -431,6 +446,10 @@ def materialize(
         node_levels[task.name].add(task.level)
         base = f"nodes/{_path_of(task.name)}/r{task.round}"
         common = {"node": task.name, "round": task.round, "step": task.step}
+        if task.interrupted:  # what the paused attempt was given, and the interrupt that paused it
+            write(f"{base}.interrupted.txt", {"input": value(task.in_blob), "interrupted": task.error},
+                  kind="node_input", **common)
+            continue
         if task.in_blob is not None:
             write(f"{base}.input.txt", value(task.in_blob), kind="node_input", **common)
         if task.error is not None:
@@ -506,7 +525,7 @@ def materialize(
 
     task_rounds: dict[str, int] = defaultdict(int)
     for task in tasks:
-        task_rounds[task.name] = max(task_rounds[task.name], task.round)
+        task_rounds[task.name] = max(task_rounds[task.name], 0 if task.interrupted else task.round)
     nodes: list[NodeRecord] = []
     for name in sorted(kinds):
         levels = node_levels.get(name) or {
