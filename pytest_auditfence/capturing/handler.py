@@ -215,6 +215,19 @@ def _with_changes(update: Any, changes: dict[str, Any]) -> Any:
     return {"update": update, CHANGED_IN_PLACE: changes}
 
 
+SENT = "sent"
+
+
+def _sends_of(output: Any) -> list[Send]:
+    commands = [output] if isinstance(output, Command) else [
+        o for o in output if isinstance(o, Command)] if isinstance(output, list | tuple) else []
+    sends: list[Send] = []
+    for command in commands:
+        goto = command.goto if isinstance(command.goto, list | tuple) else [command.goto]
+        sends.extend(g for g in goto if isinstance(g, Send))
+    return sends
+
+
 class _NodeEnd:
     """A node's end as it was when it happened: its update (copied), its routes, what it changed in place."""
 
@@ -232,6 +245,10 @@ class _NodeEnd:
             update, goto = _command_parts(outputs)
             routes = sorted(set(goto))
         frozen = _frozen(update)
+        sent = _sends_of(outputs)
+        if sent:  # Command(goto=[Send(node, arg)]): what the node handed each task is its output too
+            frozen = {**(frozen if isinstance(frozen, dict) else {} if frozen is None else {"update": frozen}),
+                      SENT: _frozen(sent)}
         changes = _changed_in_place(*live)
         return cls(frozen if changes is None else _with_changes(frozen, changes), routes)
 
