@@ -165,8 +165,12 @@ def _frozen(value: Any, depth: int = 0) -> Any:
     if kind in _LEAF_TYPES:
         return value
     if kind is dict:
+        if _LEAF_TYPES.issuperset(map(type, value.values())):  # checked in C: the common case stays cheap
+            return dict(value)
         return {k: v if type(v) in _LEAF_TYPES else _frozen(v, depth + 1) for k, v in value.items()}
     if kind is list:
+        if _LEAF_TYPES.issuperset(map(type, value)):  # a list of messages: one C-level pass
+            return list(value)
         copied = list(value)
         for i, item in enumerate(copied):
             if type(item) not in _LEAF_TYPES:
