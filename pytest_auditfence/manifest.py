@@ -47,18 +47,25 @@ TRUST_CAPS: dict[CaptureLevel, float] = {
 NodeKind = Literal["node", "subgraph", "tool", "input", "artifact"]
 
 FileKind = Literal[
-    "input",  # the user's input to the graph (raw data)
+    "input",  # the user's input to the graph, its questions left out (observed: raw data)
+    "input_question",  # the questions the user asked (not evidence for their answers unless the policy says so)
     "node_input",  # the state a node received
     "node_output",  # the update a node returned
-    "tool_call",  # one tool call: name, arguments, output or error (raw data)
-    "retriever",  # documents a retriever returned (raw data)
-    "model_call",  # one chat model call: messages in, message out, usage (not raw data)
+    "tool_call",  # one tool call's output or error (observed: raw data)
+    "tool_arguments",  # the arguments of one tool call (declared: written by the model or the node's code)
+    "handoff",  # a tool call that returned a Command (a hand-off): the agent's own words (declared)
+    "retriever",  # documents a retriever returned (observed: raw data)
+    "model_call",  # one chat model call: messages in, message out, usage (declared)
     "artifact",  # declared data saved with save_artifact (raw data, declared level)
     "report",  # the final document under audit
 ]
 
-# File kinds whose content came from outside the agent's own generation: the ground an audit stands on.
+# The observed zone (seed 003): file kinds whose content came from outside the agent's own generation, the
+# ground an audit stands on. Everything a model wrote (messages, tool-call arguments, hand-off payloads,
+# structured outputs) is in the declared zone and never backs a claim.
 RAW_FILE_KINDS: frozenset[str] = frozenset({"input", "tool_call", "retriever", "artifact"})
+# A tool whose run called a chat model returns model-written text: evidence, but capped at this trust.
+MODEL_DERIVED_TRUST_CAP = 0.5
 
 
 class _Model(BaseModel):
@@ -77,7 +84,11 @@ class FileRecord(_Model):
     tool: str | None = None
     tool_call_id: str | None = None
     error: bool = False
-    truncated: bool = False
+    truncated: bool = Field(default=False, description="cut at max_output_chars (the marker says how much)")
+    model_derived: bool = Field(
+        default=False, description="a tool call whose run called a chat model: its output is model-written"
+    )
+    binary: bool = Field(default=False, description="holds bytes that are not UTF-8 text: not searchable")
 
 
 class NodeRecord(_Model):

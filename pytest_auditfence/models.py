@@ -138,7 +138,8 @@ class ChainLink(_Model):
     file: str
     line: int = Field(ge=1)
     text: str
-    kind: Literal["report", "node_output", "tool_call", "retriever", "input", "artifact", "model_call", "node_input"]
+    kind: Literal["report", "node_output", "tool_call", "retriever", "input", "artifact", "model_call", "node_input",
+                  "input_question", "tool_arguments", "handoff"]
     sha256: str | None = None
 
 

@@ -311,7 +311,7 @@ def fence_snapshot(
     item.stash[_SETTINGS] = settings
     item.stash[_LLM] = fence_llm
     folder = Path(settings.trace_dir) / _folder_name(item.nodeid) if settings.trace_dir else tmp_path / "fence-trace"
-    snap = Snapshot(folder, replace=True, redact=_redaction(item.config))
+    snap = Snapshot(folder, replace=True, redact=_redaction(item.config), max_output_chars=settings.max_output_chars)
     item.stash[_SNAPSHOT] = snap
     yield snap
     snap.finalize()

@@ -41,6 +41,15 @@ def _check_count(name: str, value: Any) -> int:
     return value
 
 
+def _check_chars(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SettingsError(
+            f"{name} must be a whole number of characters >= 1, got {value!r} ({type(value).__name__}); the "
+            f"default is {DEFAULTS.max_output_chars}"
+        )
+    return value
+
+
 def _check_choice(choices: tuple[str, ...]) -> Callable[[str, Any], str]:
     def check(name: str, value: Any) -> str:
         if not isinstance(value, str) or value not in choices:
@@ -85,6 +94,7 @@ class FenceSettings:
     report_only: bool = False
     record_mode: str = "none"
     trace_dir: str | None = None
+    max_output_chars: int = 200_000  # a captured file longer than this is cut, and the verdicts say so
 
     def thresholds(self) -> dict[str, Any]:
         """The values a report records next to a test's numbers (the policy by its type name only)."""
@@ -110,6 +120,7 @@ _VALIDATORS: dict[str, Callable[[str, Any], Any]] = {
     "report_only": _check_bool,
     "record_mode": _check_choice(RECORD_MODES),
     "trace_dir": _check_optional_text,
+    "max_output_chars": _check_chars,
 }
 
 MARKER_ARGS: tuple[str, ...] = ("min_coverage", "max_hallucinations", "mode", "adversarial", "policy", "report_only")
@@ -119,6 +130,7 @@ INI_KEYS: dict[str, str] = {
     "max_hallucinations": "fence_max_hallucinations",
     "mode": "fence_mode",
     "record_mode": "fence_record_mode",
+    "max_output_chars": "fence_max_output_chars",
 }
 INI_HELP: dict[str, str] = {
     "fence_min_coverage": f"default min_coverage of the fence marker (0.0-1.0, default {DEFAULTS.min_coverage})",
@@ -129,6 +141,10 @@ INI_HELP: dict[str, str] = {
     "fence_record_mode": (
         f"record mode of the cassettes that every HTTP call of a fenced test replays from: "
         f"{', '.join(RECORD_MODES)} (default {DEFAULTS.record_mode} = replay only)"
+    ),
+    "fence_max_output_chars": (
+        f"characters kept of each captured file (node output, tool call, ...); a longer one is cut and the "
+        f"audit's verdicts name it (default {DEFAULTS.max_output_chars})"
     ),
     "fence_cassette_dir": (
         "folder of the fenced tests' cassettes, relative to the rootdir (<dir>/<test module path>/<test>.yaml); "
@@ -225,7 +241,7 @@ def parse_ini(raw: Mapping[str, str]) -> dict[str, Any]:
         try:
             if name == "min_coverage":
                 value = float(text)
-            elif name == "max_hallucinations":
+            elif name in ("max_hallucinations", "max_output_chars"):
                 value = int(text)
         except ValueError:
             raise SettingsError(f"ini option {key} = {text!r} is not a number; {INI_HELP[key]}") from None

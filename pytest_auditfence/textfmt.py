@@ -24,11 +24,13 @@ from typing import Any
 from pytest_auditfence.errors import AuditFenceError
 
 __all__ = [
+    "BINARY_MARKER",
     "CYCLE_MARKER",
     "DEPTH_MARKER",
     "MAX_DEPTH",
     "MESSAGE_TYPES",
     "MIN_WRAP_AT",
+    "bytes_text",
     "decode_structure",
     "is_message",
     "render_text",
@@ -86,7 +88,7 @@ def to_jsonable(value: Any, memo: dict[Any, Any] | None = None) -> Any:
     Dicts come back with string keys in sorted order, sets sorted, tuples as lists; LangChain
     messages keep their content, name, tool calls and usage but lose the random `id` and the
     volatile provider metadata; LangGraph `Send`/`Command`/`Interrupt` become tagged dicts;
-    bytes become a `<N bytes sha256=...>` marker; any other object becomes its repr without
+    bytes become text if they are UTF-8 text, else a `<binary: N bytes sha256=...>` marker; any other object becomes its repr without
     memory addresses. Never raises: cycles give `"<cycle>"`, nesting deeper than `MAX_DEPTH`
     gives `"<max depth>"`. Applying it twice gives the same result as applying it once.
 
@@ -95,6 +97,24 @@ def to_jsonable(value: Any, memo: dict[Any, Any] | None = None) -> Any:
     message is then converted once. Only for values nobody changes in between.
     """
     return _Converter(memo).convert(value, 0)
+
+
+BINARY_MARKER = "<binary: "  # how a trace file shows bytes that are not text (see bytes_text)
+
+
+def bytes_text(data: bytes) -> str:
+    """Bytes as a tool returned them: UTF-8 text is text (a tool that returns `resp.content`); anything else
+    (not UTF-8, or NULs and control characters as in images and archives) is a marker naming its size and
+    digest, which the capture flags as binary so a verdict can say the source could not be searched."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and "\x00" not in text:
+        controls = len(_CONTROL.findall(text))
+        if controls * 10 <= len(text):
+            return _clean_str(text)
+    return f"{BINARY_MARKER}{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()[:16]}>"
 
 
 def stable_json(value: Any) -> str:
@@ -198,8 +218,7 @@ class _Converter:
             items = [self.convert(item, depth) for item in value]
             return sorted(items, key=_sort_key)
         if isinstance(value, (bytes, bytearray, memoryview)):
-            data = bytes(value)
-            return f"<{len(data)} bytes sha256={hashlib.sha256(data).hexdigest()[:16]}>"
+            return bytes_text(bytes(value))
         if isinstance(value, enum.Enum):
             return value.value if isinstance(value.value, str) else f"{type(value).__name__}.{value.name}"
         if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):

@@ -27,9 +27,11 @@ def test_wrapped_calls_are_captured_at_the_instrumented_level(fence_snapshot, fe
     manifest = fence_snapshot.finalize()
     assert {(n.name, n.kind) for n in manifest.nodes} == {("fetch_fundamentals", "tool"), ("fetch_headlines", "tool")}
     assert {(n.capture_level, n.trust_cap) for n in manifest.nodes} == {(CaptureLevel.INSTRUMENTED, 1.0)}
-    (fundamentals,) = [f for f in manifest.files if f.tool == "fetch_fundamentals"]
+    (fundamentals,) = [f for f in manifest.files if f.tool == "fetch_fundamentals" and f.kind == "tool_call"]
     text = (fence_snapshot.trace_dir / fundamentals.path).read_text()
-    assert "ticker: HALV" in text and "operating_income_usd_millions: 198" in text
+    assert "operating_income_usd_millions: 198" in text  # what the function returned: observed
+    (arguments,) = [f for f in manifest.files if f.tool == "fetch_fundamentals" and f.kind == "tool_arguments"]
+    assert "ticker: HALV" in (fence_snapshot.trace_dir / arguments.path).read_text()  # what it was given
     passport = fence_audit().passport
     assert (passport.capture_level, passport.trust_cap) == (CaptureLevel.INSTRUMENTED, 1.0)
 

@@ -21,6 +21,7 @@ from pytest_auditfence.audit.policy import Policy
 from pytest_auditfence.errors import AuditError, IncompleteCaptureError, ManifestError
 from pytest_auditfence.manifest import (
     INPUT_NODE,
+    MODEL_DERIVED_TRUST_CAP,
     RAW_FILE_KINDS,
     CaptureLevel,
     FileRecord,
@@ -47,6 +48,9 @@ CASCADE_FORMAT_VERSION = 1
 # introduced by whatever wrote the report outside the captured run.
 REPORT_NODE = "__report__"
 RAW_UNIT = "__raw__"
+# Observed file kinds as the cascade reads a chain; the user's questions are among its sources only when
+# Policy(questions_are_evidence=True) puts them there.
+_RAW_KINDS = RAW_FILE_KINDS | {"input_question"}
 
 
 class _Model(BaseModel):
@@ -264,6 +268,7 @@ class _Auditor:
             )
         self.manifest = manifest if manifest is not None else load_manifest(self.trace_dir)
         self.policy = policy or Policy()
+        self.input_kinds = ("input", "input_question") if self.policy.questions_are_evidence else ("input",)
         if not self.manifest.complete and not self.policy.allow_incomplete:
             reason = self.manifest.incomplete_reason or "the run raised or capture events were lost"
             raise IncompleteCaptureError(
@@ -353,8 +358,8 @@ class _Auditor:
                     records.extend(self._outputs(up))
             # The user's input is in the state every node receives, so it is a source of every unit
             # (a later node quoting the question has not invented it).
-            records.extend(f for f in self.manifest.files if f.kind == "input")
-            records.extend(f for f in self.manifest.files if f.node == node and f.kind in RAW_FILE_KINDS)
+            records.extend(f for f in self.manifest.files if f.kind in self.input_kinds)
+            records.extend(f for f in self.manifest.files if f.node == node and f.kind in _RAW_KINDS)
             unit = self.units[node] = self._unit(node, node, upstream, records)
         return unit
 
@@ -384,10 +389,23 @@ class _Auditor:
             self.earlier[key] = self._unit(f"{node} earlier state", node, sorted(wanted), records) if records else None
         return self.earlier[key]
 
+    def inner_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of every node inside subgraph `node` not yet on the path, beyond its last step."""
+        direct = set(self.manifest.upstream(node))
+        inner = frozenset(n.name for n in self.manifest.nodes if n.parent == node) - direct - seen
+        if not inner:
+            return None
+        key = (f"{node} inner", inner)
+        if key not in self.earlier:
+            records = [f for n in sorted(inner) for f in self._outputs(n)]
+            self.earlier[key] = self._unit(f"{node} inner nodes", node, sorted(inner), records) if records else None
+        return self.earlier[key]
+
     def raw_unit(self) -> AuditUnit:
         unit = self.units.get(RAW_UNIT)
         if unit is None:
-            unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], self.manifest.raw_files())
+            records = [f for f in self.manifest.files if f.kind in RAW_FILE_KINDS or f.kind in self.input_kinds]
+            unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], records)
         return unit
 
     # -- tracing -----------------------------------------------------------------------------
@@ -419,15 +437,24 @@ class _Auditor:
         The atom alone is tried first; failing that, the whole claim, whose other figures tell the verifier
         where a derived figure's operands stand ("$198 million (operating margin 16.0%)"): if the whole
         claim holds at this unit, so does each of its atoms."""
-        raw = [s for s in unit.sources if s.kind in RAW_FILE_KINDS]
-        upstream = [s for s in unit.sources if s.kind not in RAW_FILE_KINDS and s.node not in seen]
+        raw = [s for s in unit.sources if s.kind in _RAW_KINDS]
+        upstream = [s for s in unit.sources if s.kind not in _RAW_KINDS and s.node not in seen]
         candidates = [atom_claim] if whole is atom_claim else [atom_claim, whole]
         for part in (raw, upstream, raw + upstream if raw and upstream else []):
             if part:
                 checked = _first_covered(candidates, unit.fence, self._index(part))
                 if checked is not None:
                     return checked
-        if unit.node in (REPORT_NODE, RAW_UNIT) or not self._received(candidates, unit.node):
+        if unit.node in (REPORT_NODE, RAW_UNIT):
+            return None
+        inner = self.inner_unit(unit.node, seen)
+        if inner is not None:
+            # A subgraph's result is its whole final state: what any inner node wrote is in it, not only
+            # what its last step wrote (a create_agent's tool output its final answer does not repeat).
+            checked = _first_covered(candidates, inner.fence, inner.index)
+            if checked is not None:
+                return checked
+        if not self._received(candidates, unit.node):
             return None
         # The node was given the content, but not by its direct upstream: an earlier node's output still in
         # the state. Only looked at when the node's own input holds the content (an overwritten value is
@@ -442,9 +469,47 @@ class _Auditor:
         record = next((n for n in self.manifest.nodes if n.name == node), None)
         parent = record.parent if record is not None else None
         candidates = [atom_claim] if whole is None else [atom_claim, whole]
-        if parent and self._received(candidates, node):
+        given = self._first_round_given(candidates, node)
+        if given is None:
+            return node
+        # Given to it: written before by an earlier round of the node or a node beside it in the same
+        # subgraph (an agent's model wrote it in a tool call, its next round sees it), else by its host.
+        writer = self._earlier_writer(candidates, node, parent, given)
+        if writer is not None:
+            return writer
+        # Nothing inside wrote it: the host built it (a subgraph invoked inside a node gets its input from
+        # that node's code), unless the host was given it too - then it came in with the state (an echo
+        # of the user's question) and the node that asserted it is the one named.
+        if parent and not self._received(candidates, parent):
             return parent
         return node
+
+    def _first_round_given(self, candidates: list[ClaimRecord], node: str) -> FileRecord | None:
+        """The input file of the first round of `node` that was given the atom (alone or with its claim)."""
+        if self._received(candidates, node) is False:
+            return None
+        for record in sorted(self.manifest.files_of(node, "node_input"), key=lambda f: f.round):
+            unit = self._unit(f"{node} input r{record.round}", node, [], [record])
+            if _first_covered(candidates, unit.fence, unit.index) is not None:
+                return record
+        return None
+
+    def _earlier_writer(self, candidates: list[ClaimRecord], node: str, parent: str | None,
+                        given: FileRecord) -> str | None:
+        siblings = {n.name for n in self.manifest.nodes if n.parent == parent and n.kind == "node"} | {node}
+        before = [f for f in self.manifest.files if f.kind == "node_output" and f.node in siblings
+                  and ((f.node == node and f.round < given.round)
+                       or (f.node != node and given.step is not None and f.step is not None and f.step < given.step))]
+        if not before:
+            return None
+        unit = self._unit(f"{node} written before r{given.round}", node, [], before)
+        checked = _first_covered(candidates, unit.fence, unit.index)
+        if checked is None:
+            return None
+        files = {f.path: f for f in before}
+        first = min((files[e.file] for e in checked.evidence if e.file in files), key=lambda f: (f.step or 0, f.round),
+                    default=None)
+        return first.node if first is not None else None
 
     def _received(self, candidates: list[ClaimRecord], node: str) -> bool:
         """Does the state `node` was given hold the atom (alone or with its claim)?"""
@@ -469,7 +534,7 @@ class _Auditor:
             onward: list[tuple[str, ChainLink]] = []
             for ev in sorted(checked.evidence, key=lambda e: (e.file, e.line, e.offset)):
                 link = self._link(ev, unit)
-                if link.kind in RAW_FILE_KINDS:
+                if link.kind in _RAW_KINDS:
                     raw_links.append(link)
                 elif ev.node not in seen:
                     onward.append((ev.node, link))
@@ -543,6 +608,15 @@ class _Auditor:
         if rule_note:
             notes.append(rule_note)
         links = _ordered_links(traces)
+        if verdict not in COVERED_VERDICTS:
+            notes.extend(self._unreadable_notes())
+        derived_from_model = sorted({_label(self.files[lk.file]) or lk.node for lk in links
+                                     if lk.file in self.files and self.files[lk.file].model_derived})
+        if derived_from_model and verdict in COVERED_VERDICTS:
+            notes.append(
+                f"model-derived evidence: {', '.join(derived_from_model)} called a chat model during its run, so "
+                f"its output is model-written; trust capped at {MODEL_DERIVED_TRUST_CAP:.2f}"
+            )
         if verdict in COVERED_VERDICTS:
             introduced_by = None
         elif introduced_by is None:
@@ -560,6 +634,22 @@ class _Auditor:
                               reaches_raw_data=bool(traces) and all(t.reached_raw for t in traces))
         return judged, chain
 
+    def _unreadable_notes(self) -> list[str]:
+        """What a claim that is not covered may have missed: sources cut short or holding binary data."""
+        notes: list[str] = []
+        searched = [f for f in self.manifest.files if f.kind in _RAW_KINDS or f.kind == "node_output"]
+        cut = [f.path for f in searched if f.truncated]
+        if cut:
+            notes.append(
+                f"source(s) cut at max_output_chars, the rest not searched: {', '.join(cut)}; keep more with "
+                f"fence_config max_output_chars (ini fence_max_output_chars, Snapshot(max_output_chars=...))"
+            )
+        binary = [f.path for f in searched if f.binary]
+        if binary:
+            notes.append(f"source(s) hold binary data (bytes that are not UTF-8 text) and could not be searched: "
+                         f"{', '.join(binary)}")
+        return notes
+
     def _origin_rules(self, claim: ClaimRecord, verdict: Verdict, traces: list[_AtomTrace]) -> tuple[Verdict, str | None]:
         if verdict not in COVERED_VERDICTS:
             return verdict, None
@@ -569,7 +659,7 @@ class _Auditor:
             origins: set[str] = set()
             for trace in traces:
                 for link in trace.links:
-                    if link.kind in RAW_FILE_KINDS:
+                    if link.kind in _RAW_KINDS:
                         record = self.files.get(link.file)
                         origins.add(link.node)
                         if record is not None and record.tool:
@@ -610,7 +700,7 @@ def _summarise(auditor: _Auditor, claims: list[ClaimRecord], chains: list[Eviden
     coverage = Ratio(numerator=len(covered), denominator=len(checkable))
     hallucinations = Ratio(numerator=len(hallucinated), denominator=len(checkable))
     skipped = Ratio(numerator=sum(1 for c in claims if c.verdict is Verdict.SKIPPED), denominator=len(claims))
-    passport = _passport(auditor.manifest, chains, coverage, hallucinations)
+    passport = _passport(auditor.manifest, chains, coverage, hallucinations, auditor.files)
     units = sorted((u.result() for u in auditor.units.values()), key=lambda u: (u.node != REPORT_NODE, u.name))
     return CascadeResult(
         document_sha256=hashlib.sha256(auditor.document.encode("utf-8")).hexdigest(),
@@ -630,21 +720,28 @@ def _summarise(auditor: _Auditor, claims: list[ClaimRecord], chains: list[Eviden
 
 
 def _passport(manifest: Manifest, chains: list[EvidenceChain], coverage: Ratio,
-              hallucinations: Ratio) -> Passport:
+              hallucinations: Ratio, files: dict[str, FileRecord] | None = None) -> Passport:
     levels = {n.name: n.capture_level for n in manifest.nodes}
     involved: set[CaptureLevel] = set()
+    model_derived = False
     for chain in chains:
         for link in chain.links:
             if link.node in levels:
                 involved.add(levels[link.node])
+            record = (files or {}).get(link.file)
+            model_derived = model_derived or (record is not None and record.model_derived
+                                              and chain.verdict in COVERED_VERDICTS)
     if not involved:
         involved = {n.capture_level for n in manifest.nodes} or {CaptureLevel.INSTRUMENTED}
     weakest = min(involved, key=lambda lv: lv.trust_cap)
     cap = weakest.trust_cap
+    by = f"the {weakest.value} capture level"
+    if model_derived and MODEL_DERIVED_TRUST_CAP < cap:
+        cap, by = MODEL_DERIVED_TRUST_CAP, "model-derived tool output"
     trust = round(min(coverage.value if coverage.denominator else 0.0, cap), 4)
     statement = (
-        f"verified trust {trust:.2f}: coverage {coverage}, capped at {cap:.2f} by the "
-        f"{weakest.value} capture level; hallucinations {hallucinations.numerator}"
+        f"verified trust {trust:.2f}: coverage {coverage}, capped at {cap:.2f} by "
+        f"{by}; hallucinations {hallucinations.numerator}"
         f"{'' if manifest.complete else '; capture INCOMPLETE'}"
     )
     return Passport(verified_trust=trust, capture_level=weakest, trust_cap=cap, coverage=coverage,
@@ -819,7 +916,7 @@ def _ordered_links(traces: list[_AtomTrace]) -> list[ChainLink]:
     ranked: list[tuple[int, int, ChainLink]] = []
     for trace in traces:
         for depth, link in enumerate(trace.links):
-            tier = 0 if link.kind == "report" else 2 if link.kind in RAW_FILE_KINDS else 1
+            tier = 0 if link.kind == "report" else 2 if link.kind in _RAW_KINDS else 1
             ranked.append((tier, depth, link))
     ranked.sort(key=lambda item: (item[0], item[1]))  # stable: atoms keep their order within a tier
     return _dedupe([link for _, _, link in ranked])
@@ -827,14 +924,14 @@ def _ordered_links(traces: list[_AtomTrace]) -> list[ChainLink]:
 
 def _deepest_node(links: list[ChainLink]) -> str | None:
     """The last node before raw data on a chain (the one that wrote the content from the raw data)."""
-    nodes = [lk.node for lk in links if lk.kind not in RAW_FILE_KINDS and lk.node != REPORT_NODE]
+    nodes = [lk.node for lk in links if lk.kind not in _RAW_KINDS and lk.node != REPORT_NODE]
     return nodes[-1] if nodes else REPORT_NODE
 
 
 def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> str | None:
     """For a wrong citation: the deepest node on the chain whose output still carries the citation."""
     cited = [r.text.casefold() for r in claim.references]
-    nodes = [lk for lk in links if lk.kind not in RAW_FILE_KINDS and lk.node != REPORT_NODE]
+    nodes = [lk for lk in links if lk.kind not in _RAW_KINDS and lk.node != REPORT_NODE]
     for link in reversed(nodes):
         if any(c in link.text.casefold() for c in cited):
             return link.node

@@ -62,6 +62,11 @@ class Policy(BaseModel):
     allow_incomplete: bool = Field(
         default=False, description="audit a capture marked incomplete instead of refusing it"
     )
+    questions_are_evidence: bool = Field(
+        default=False,
+        description="let the user's questions ('Did revenue grow 14%?') back claims; by default only the "
+                    "rest of the user's input does, so an echo of a question is not evidence for its answer",
+    )
 
     @field_validator("skip_patterns")
     @classmethod

@@ -136,14 +136,125 @@ def _command_parts(output: Any) -> tuple[Any, list[str]]:
     return output, []
 
 
-def _snapshot_of(value: Any) -> Any:
-    """A copy of a state's top two levels: serialisation happens later (off the hot path), and a node may
-    append to a list of the state it was given; messages and other leaves are not mutated by LangGraph."""
-    if isinstance(value, dict):
-        return {k: list(v) if isinstance(v, list) else v for k, v in value.items()}
-    if isinstance(value, list):
-        return list(value)
+# Values a node, tool or retriever hands over are copied when the event happens, because a later node may
+# change them in place (append to a list held in state, edit a record a tool returned). Containers are copied
+# all the way down; strings, numbers and LangChain messages (which LangChain treats as immutable once made)
+# are kept by reference, so the copy costs one pass over the containers and nothing per message; any other
+# object (a pydantic state, a dataclass, a Document) is converted to JSON data at once.
+_LEAF_TYPES: set[type] = {str, int, float, bool, type(None), bytes, complex}
+_CONVERTED_TYPES: set[type] = set()
+_MAX_FREEZE_DEPTH = 40
+
+
+def _classify(kind: type) -> bool:
+    """True if values of `kind` are kept by reference; False if they are converted to JSON data now."""
+    try:
+        from langchain_core.messages import BaseMessage
+    except ImportError:  # pragma: no cover - langchain-core is a dependency
+        BaseMessage = ()  # type: ignore[assignment,misc]  # noqa: N806
+    if issubclass(kind, BaseMessage) or issubclass(kind, str | int | float | bytes):
+        _LEAF_TYPES.add(kind)
+        return True
+    _CONVERTED_TYPES.add(kind)
+    return False
+
+
+def _frozen(value: Any, depth: int = 0) -> Any:
+    """`value` as it is now, safe from later in-place changes (see above)."""
+    kind = type(value)
+    if kind in _LEAF_TYPES:
+        return value
+    if kind is dict:
+        if _LEAF_TYPES.issuperset(map(type, value.values())):  # checked in C: the common case stays cheap
+            return dict(value)
+        return {k: v if type(v) in _LEAF_TYPES else _frozen(v, depth + 1) for k, v in value.items()}
+    if kind is list:
+        if _LEAF_TYPES.issuperset(map(type, value)):  # a list of messages: one C-level pass
+            return list(value)
+        copied = list(value)
+        for i, item in enumerate(copied):
+            if type(item) not in _LEAF_TYPES:
+                copied[i] = _frozen(item, depth + 1)
+        return copied
+    if kind is tuple:
+        return tuple(_frozen(item, depth + 1) for item in value)
+    if depth > _MAX_FREEZE_DEPTH or kind in _CONVERTED_TYPES or not _classify(kind):
+        from pytest_auditfence.textfmt import to_jsonable
+
+        return to_jsonable(value)
     return value
+
+
+def _changed_in_place(live: Any, before: Any) -> dict[str, Any] | None:
+    """The top-level keys of a node's input whose values the node changed in place, with their new values."""
+    if type(live) is not dict or type(before) is not dict:
+        from pytest_auditfence.textfmt import to_jsonable
+
+        now, then = to_jsonable(live), to_jsonable(before)
+        if now == then:
+            return None
+        if isinstance(now, dict) and isinstance(then, dict):
+            return {k: v for k, v in now.items() if then.get(k, _MISSING) != v} or None
+        return {"state": now}
+    try:
+        if live == before:  # identical leaves compare by identity: cheap when nothing changed
+            return None
+        return {k: _frozen(v) for k, v in live.items() if k not in before or before[k] != v} or None
+    except Exception:  # noqa: BLE001 - values whose == raises (arrays) are compared as JSON data
+        from pytest_auditfence.textfmt import to_jsonable
+
+        return _changed_in_place(to_jsonable(live), to_jsonable(before))
+
+
+_MISSING: Any = object()
+CHANGED_IN_PLACE = "changed in place"
+
+
+def _with_changes(update: Any, changes: dict[str, Any]) -> Any:
+    """A node's recorded output: its returned update plus what it changed in its input in place."""
+    if isinstance(update, dict):
+        return {**update, CHANGED_IN_PLACE: changes}
+    if update is None:
+        return {CHANGED_IN_PLACE: changes}
+    return {"update": update, CHANGED_IN_PLACE: changes}
+
+
+SENT = "sent"
+
+
+def _sends_of(output: Any) -> list[Send]:
+    commands = [output] if isinstance(output, Command) else [
+        o for o in output if isinstance(o, Command)] if isinstance(output, list | tuple) else []
+    sends: list[Send] = []
+    for command in commands:
+        goto = command.goto if isinstance(command.goto, list | tuple) else [command.goto]
+        sends.extend(g for g in goto if isinstance(g, Send))
+    return sends
+
+
+class _NodeEnd:
+    """A node's end as it was when it happened: its update (copied), its routes, what it changed in place."""
+
+    __slots__ = ("routes", "update")
+
+    def __init__(self, update: Any, routes: list[str]) -> None:
+        self.update = update
+        self.routes = routes
+
+    @classmethod
+    def of(cls, outputs: Any, live: tuple[Any, Any]) -> _NodeEnd:
+        if type(outputs) is dict:  # the usual node output: a state update, no Command routing
+            update, routes = outputs, []
+        else:
+            update, goto = _command_parts(outputs)
+            routes = sorted(set(goto))
+        frozen = _frozen(update)
+        sent = _sends_of(outputs)
+        if sent:  # Command(goto=[Send(node, arg)]): what the node handed each task is its output too
+            frozen = {**(frozen if isinstance(frozen, dict) else {} if frozen is None else {"update": frozen}),
+                      SENT: _frozen(sent)}
+        changes = _changed_in_place(*live)
+        return cls(frozen if changes is None else _with_changes(frozen, changes), routes)
 
 
 class _Duplicate(Exception):
@@ -224,6 +335,9 @@ class CaptureHandler(BaseCallbackHandler):
         self._graph_nodes: dict[Any, frozenset[str]] = {}  # graph run -> its node names
         self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
         self._calls: dict[Any, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
+        # node run -> (its input object, a copy taken at its start): what it changed in place shows at its end
+        self._live: dict[Any, tuple[Any, Any]] = {}
+        self._in_tool: dict[Any, UUID] = {}  # any run inside a tool's run -> that tool run
         self._ended: set[Any] = set()
         recorder.add_source(self.resolve)
 
@@ -269,10 +383,18 @@ class CaptureHandler(BaseCallbackHandler):
         key = getattr(run_id, "int", run_id)
         if key in self._calls:
             raise _Duplicate
-        task = self._owner.get(getattr(parent_run_id, "int", parent_run_id)) if parent_run_id is not None else None
+        parent = getattr(parent_run_id, "int", parent_run_id)
+        task = self._owner.get(parent) if parent_run_id is not None else None
         self._owner[key] = task
         # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
+        in_tool = self._in_tool.get(parent) if parent_run_id is not None else None
+        if "tool" in fields:
+            self._in_tool[key] = run_id
+        elif in_tool is not None:
+            self._in_tool[key] = in_tool
+            # A model called by a tool's own code: the tool's output is then model-derived, not observed.
+            info["in_tool"] = str(in_tool)
         self._calls[key] = info
         return info, (run_id, parent_run_id, task)
 
@@ -310,12 +432,13 @@ class CaptureHandler(BaseCallbackHandler):
             step = metadata.get("langgraph_step") if metadata else None
             # LangGraph tags a node's own run (not the runnables inside it) with its step.
             if step is not None and tags and f"graph:step:{step}" in tags:
-                self._raw.append((CaptureHandler._node_started, run_id, parent_run_id, metadata,
-                                  _snapshot_of(inputs)))
+                frozen = _frozen(inputs)
+                self._live[getattr(run_id, "int", run_id)] = (inputs, frozen)
+                self._raw.append((CaptureHandler._node_started, run_id, parent_run_id, metadata, frozen))
                 return
             # Only now, while its stream() is on the stack, can a graph run be told from a runnable in a node.
             graph = _find_running_graph()
-            content = _snapshot_of(inputs) if graph is not None else NO_CONTENT
+            content = _frozen(inputs) if graph is not None else NO_CONTENT
             self._raw.append((CaptureHandler._chain_started, run_id, parent_run_id, kwargs.get("name"), graph,
                               content))
         except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
@@ -327,6 +450,9 @@ class CaptureHandler(BaseCallbackHandler):
             return  # the same handler attached twice (config() and instrument_graph) sees events twice
         owner = self._owner.get(_key(parent_run_id)) if parent_run_id is not None else None
         self._owner[key] = owner
+        in_tool = self._in_tool.get(_key(parent_run_id)) if parent_run_id is not None else None
+        if in_tool is not None:
+            self._in_tool[key] = in_tool
         if graph is None and parent_run_id is not None:
             return
         structure = self._structure(graph) if graph is not None else None
@@ -336,7 +462,7 @@ class CaptureHandler(BaseCallbackHandler):
         self, run_id: Any, parent_run_id: Any, name: str, inputs: Any, structure: dict[str, Any] | None
     ) -> None:
         """Record the start of a graph run (used by importers, which know graphs from the run tree)."""
-        self._push((CaptureHandler._graph_started, run_id, parent_run_id, name, _snapshot_of(inputs), structure))
+        self._push((CaptureHandler._graph_started, run_id, parent_run_id, name, _frozen(inputs), structure))
 
     def _graph_started(
         self, run_id: Any, parent_run_id: Any, name: str, content: Any, structure: dict[str, Any] | None
@@ -359,6 +485,9 @@ class CaptureHandler(BaseCallbackHandler):
         name = namespaced_name(ns, node)
         self._owner[key] = run_id
         self._tasks[key] = name
+        in_tool = self._in_tool.get(_key(parent_run_id)) if parent_run_id is not None else None
+        if in_tool is not None:  # a graph run by a tool's code (an agent behind a tool)
+            self._in_tool[key] = in_tool
         self._task_graph[key] = parent_run_id
         payload = {
             "node": name,
@@ -375,6 +504,12 @@ class CaptureHandler(BaseCallbackHandler):
             self._rec.queue("node_start", payload, meta, content)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
+        live = self._live.pop(getattr(run_id, "int", run_id), None)
+        if live is not None:  # a node's own run: its output and its input as they are at this moment
+            try:
+                outputs = _NodeEnd.of(outputs, live)
+            except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
+                self._rec.fail("on_chain_end", exc)
         self._push((CaptureHandler._chain_ended, outputs, run_id, parent_run_id))
 
     def _chain_ended(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
@@ -384,14 +519,13 @@ class CaptureHandler(BaseCallbackHandler):
             if key in self._ended:
                 return
             self._ended.add(key)
-            if type(outputs) is dict:  # the usual node output: a state update, no Command routing
-                update, routes = outputs, []
-            else:
+            if type(outputs) is _NodeEnd:
+                update, routes = outputs.update, outputs.routes
+            else:  # a node end seen only by an importer: nothing changes it any more
                 update, goto = _command_parts(outputs)
                 routes = sorted(set(goto))
             # The node's own run is its task: meta as _meta() would build it, without the lookups.
-            self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id),
-                            _snapshot_of(update))
+            self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id), update)
             return
         if key in self._graph_nodes:
             if key not in self._ended:
@@ -413,6 +547,14 @@ class CaptureHandler(BaseCallbackHandler):
     def on_chain_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
+        live = self._live.pop(getattr(run_id, "int", run_id), None)
+        command = _handed_to_parent(error)
+        if live is not None and command is not None:  # a hand-off to the parent graph: the node's output
+            try:
+                self._push((CaptureHandler._chain_ended, _NodeEnd.of(command, live), run_id, parent_run_id))
+                return
+            except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
+                self._rec.fail("on_chain_error", exc)
         self._push((CaptureHandler._chain_failed, error, run_id, parent_run_id))
 
     def _chain_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
@@ -446,7 +588,7 @@ class CaptureHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
-        args = inputs if inputs is not None else input_str
+        args = _frozen(inputs) if inputs is not None else input_str
         self._push((CaptureHandler._tool_started, run_id, parent_run_id, str(tool), kwargs.get("tool_call_id"),
                     args))
 
@@ -455,19 +597,27 @@ class CaptureHandler(BaseCallbackHandler):
         self._rec.queue("tool_start", info, meta, args)
 
     def on_tool_end(self, output: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        self._push((CaptureHandler._tool_ended, output, run_id, parent_run_id))
-
-    def _tool_ended(self, output: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
-        info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
-        content = output
-        # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
+        # A tool returning Command (a hand-off, `transfer_to_bob`) carries what the agent wrote, not data.
+        handoff = isinstance(output, Command)
         if hasattr(output, "tool_call_id") and hasattr(output, "content"):
-            info = {**info, "tool_call_id": info.get("tool_call_id") or output.tool_call_id}
-            content = output.content
-            if getattr(output, "status", "success") == "error":
+            output = (output.tool_call_id, _frozen(output.content), getattr(output, "status", "success"))
+        else:
+            output = (None, _frozen(output), "success")
+        self._push((CaptureHandler._tool_ended, output, handoff, run_id, parent_run_id))
+
+    def _tool_ended(self, output: tuple[Any, Any, str], handoff: bool, run_id: UUID,
+                    parent_run_id: UUID | None) -> None:
+        info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
+        call_id, content, status = output
+        # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
+        if call_id is not None:
+            info = {**info, "tool_call_id": info.get("tool_call_id") or call_id}
+            if status == "error":
                 payload = {**info, "error": self._rec.text(str(content))}
                 self._rec.queue("tool_error", payload, self._meta(run_id, parent_run_id))
                 return
+        if handoff:
+            info = {**info, "handoff": True}
         self._rec.queue("tool_end", info, self._meta(run_id, parent_run_id), content)
 
     def on_tool_error(
@@ -550,7 +700,7 @@ class CaptureHandler(BaseCallbackHandler):
     def on_retriever_end(
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        self._push((CaptureHandler._retriever_ended, list(documents), run_id, parent_run_id))
+        self._push((CaptureHandler._retriever_ended, [_frozen(d) for d in documents], run_id, parent_run_id))
 
     def _retriever_ended(self, documents: list[Any], run_id: UUID, parent_run_id: UUID | None) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}

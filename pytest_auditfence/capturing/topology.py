@@ -7,6 +7,7 @@ names and the order of everything; no clock, no run ids and no order of concurre
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from pytest_auditfence.manifest import (
     Manifest,
     NodeRecord,
 )
-from pytest_auditfence.textfmt import render_text, truncate
+from pytest_auditfence.textfmt import BINARY_MARKER, render_text, truncate
 
 START_NODE = "__start__"
 REPORT_NODE = "__report__"
@@ -63,6 +64,10 @@ class _Task:
     key: tuple[Any, ...] = ()
     round: int = 0
 
+    @property
+    def interrupted(self) -> bool:
+        return self.error is not None and self.error.startswith(("GraphInterrupt", "NodeInterrupt"))
+
 
 @dataclass
 class _Call:
@@ -97,6 +102,7 @@ class _Builder:
         self.dependencies: dict[str, list[str]] = {}
         self.capture_end: dict[str, Any] | None = None
         self.open_problems: list[str] = []
+        self.model_runs_in_tools: set[str] = set()  # tool runs whose own run called a chat model
         for event in events:
             handler = getattr(self, "_on_" + str(event.get("type")), None)
             if handler is not None:
@@ -162,6 +168,8 @@ class _Builder:
 
     def _on_model_start(self, e: dict[str, Any]) -> None:
         self._call_start("model", "model", e)
+        if e.get("in_tool"):
+            self.model_runs_in_tools.add(str(e["in_tool"]))
 
     def _on_retriever_end(self, e: dict[str, Any]) -> None:
         self._call_start("retriever", "retriever", e)
@@ -213,8 +221,19 @@ class _Builder:
             if task.local != START_NODE:
                 by_name[task.name].append(task)
         for group in by_name.values():
-            for number, task in enumerate(sorted(group, key=lambda t: t.key), start=1):
-                task.round = number
+            # An attempt stopped by interrupt() is not a round: after the resume the node runs again from its
+            # start. It shares the number of the round that completed it (a run left paused: the next one).
+            number, paused = 0, []
+            for task in sorted(group, key=lambda t: t.key):
+                if task.interrupted:
+                    paused.append(task)
+                    continue
+                number += 1
+                for attempt in [*paused, task]:
+                    attempt.round = number
+                paused = []
+            for attempt in paused:
+                attempt.round = number + 1
 
     # -- topology -----------------------------------------------------------------------------------
     def edges(self) -> tuple[set[tuple[str, str]], dict[str, str]]:
@@ -333,6 +352,40 @@ def _sequential_order(group: list[_Call]) -> list[_Call] | None:
     return by_start
 
 
+# The structure in front of a rendered line's text (indentation, list markers, a 'key: ' label).
+_LINE_HEAD = re.compile(r"^(\s*(?:- )*(?:[\w .\-]{1,40}: )?)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip("\"')] ").endswith("?") and len(sentence.strip()) > 1
+
+
+def split_questions(text: str, questions_file: str) -> tuple[str, str]:
+    """(the text with each question replaced by a pointer to `questions_file`, the questions one a line)."""
+    questions: list[str] = []
+    lines: list[str] = []
+    for line in text.split("\n"):
+        head = _LINE_HEAD.match(line).group(1)  # type: ignore[union-attr]
+        body = line[len(head):]
+        if "?" not in body:
+            lines.append(line)
+            continue
+        kept: list[str] = []
+        position = 0
+        for boundary in [*_SENTENCE_END.finditer(body), None]:
+            stop = boundary.end() if boundary else len(body)
+            sentence = body[position:stop]
+            position = stop
+            if _is_question(sentence):
+                questions.append(sentence.strip())
+                kept.append(f"[question {len(questions)}: see {questions_file}]" + (" " if boundary else ""))
+            elif sentence:
+                kept.append(sentence)
+        lines.append(head + "".join(kept))
+    return "\n".join(lines), "".join(f"{q}\n" for q in questions)
+
+
 def _safe(part: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in part)
     return cleaned.strip(".") or "_"
@@ -368,14 +421,22 @@ def materialize(
         text = content if raw_text else render_text(content, wrap_at=wrap_at)
         if redact_text is not None:
             text = redact_text(text)
+        binary = BINARY_MARKER in text
         text, cut = truncate(text, max_output_chars)
         files[path] = text
-        records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, **fields))
+        records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, binary=binary, **fields))
         node_files[fields["node"]].append(path)
 
     roots = sorted((g for g in b.graphs.values() if g.input_blob is not None), key=lambda g: g.key)
     for number, graph in enumerate(roots, start=1):
-        write(f"input/r{number}.txt", value(graph.input_blob), kind="input", node=INPUT_NODE, round=number)
+        # The user's questions apart from the rest of the input: an echo of "Did revenue grow 14%?" is not
+        # evidence that revenue grew 14% (Policy.questions_are_evidence says whether the audit may use them).
+        statements, questions = split_questions(render_text(value(graph.input_blob), wrap_at=wrap_at),
+                                                f"input/r{number}.questions.txt")
+        write(f"input/r{number}.txt", statements, raw_text=True, kind="input", node=INPUT_NODE, round=number)
+        if questions:
+            write(f"input/r{number}.questions.txt", questions, raw_text=True, kind="input_question",
+                  node=INPUT_NODE, round=number)
         kinds[INPUT_NODE] = "input"
         node_levels[INPUT_NODE].add(graph.level)
 
@@ -385,6 +446,10 @@ def materialize(
         node_levels[task.name].add(task.level)
         base = f"nodes/{_path_of(task.name)}/r{task.round}"
         common = {"node": task.name, "round": task.round, "step": task.step}
+        if task.interrupted:  # what the paused attempt was given, and the interrupt that paused it
+            write(f"{base}.interrupted.txt", {"input": value(task.in_blob), "interrupted": task.error},
+                  kind="node_input", **common)
+            continue
         if task.in_blob is not None:
             write(f"{base}.input.txt", value(task.in_blob), kind="node_input", **common)
         if task.error is not None:
@@ -408,17 +473,26 @@ def materialize(
         path = f"{folder}/{_path_of(node)}/r{round_}.{_safe(call.label)}.{number}.txt"
         end = call.end or {}
         if call.kind == "tool":
-            body: dict[str, Any] = {"tool": call.label, "node": node,
-                                    "tool_call_id": call.start.get("tool_call_id") or end.get("tool_call_id"),
-                                    "arguments": value(call.start.get("blob"))}
+            # Two files per call, one per zone: what the tool returned (observed) and the arguments it was
+            # given (declared: a model or the node's code wrote them), so an argument never backs a claim.
+            head: dict[str, Any] = {"tool": call.label, "node": node,
+                                    "tool_call_id": call.start.get("tool_call_id") or end.get("tool_call_id")}
+            fields = {"node": node, "round": round_, "step": step, "tool": call.label,
+                      "tool_call_id": head["tool_call_id"]}
+            body: dict[str, Any] = dict(head)
             if "error" in end:
                 body["error"] = end["error"]
             elif call.end is None:
                 body["error"] = "no result recorded (the run stopped during this call)"
             else:
                 body["output"] = value(end.get("blob"))
-            write(path, body, kind="tool_call", node=node, round=round_, step=step, tool=call.label,
-                  tool_call_id=body["tool_call_id"], error="output" not in body)
+            derived = call.run in b.model_runs_in_tools
+            if derived:
+                body["model-derived"] = "this tool's run called a chat model; its output is model-written"
+            write(path, body, kind="handoff" if end.get("handoff") else "tool_call", error="output" not in body,
+                  model_derived=derived, **fields)
+            write(path.removesuffix(".txt") + ".arguments.txt", {**head, "arguments": value(call.start.get("blob"))},
+                  kind="tool_arguments", **fields)
         elif call.kind == "model":
             body = {"model": call.label, "node": node, "messages": value(call.start.get("blob"))}
             if "error" in end:
@@ -451,7 +525,7 @@ def materialize(
 
     task_rounds: dict[str, int] = defaultdict(int)
     for task in tasks:
-        task_rounds[task.name] = max(task_rounds[task.name], task.round)
+        task_rounds[task.name] = max(task_rounds[task.name], 0 if task.interrupted else task.round)
     nodes: list[NodeRecord] = []
     for name in sorted(kinds):
         levels = node_levels.get(name) or {

@@ -17,7 +17,9 @@ from pytest_auditfence import Snapshot, wrap
 
 
 def _tool_texts(root: Any, manifest: Any, node: str) -> dict[str, str]:
-    return {f.path: (root / f.path).read_text() for f in manifest.files_of(node, "tool_call")}
+    """Per tool call file: its text followed by that of its arguments file (the declared half of the call)."""
+    return {f.path: (root / f.path).read_text() + (root / f.path.replace(".txt", ".arguments.txt")).read_text()
+            for f in manifest.files_of(node, "tool_call")}
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -81,5 +83,5 @@ def test_concurrent_calls_without_ids_are_numbered_the_same_in_every_rerun(tmp_p
     capture("b", reverse=True)
     a, b = read_tree(tmp_path / "a"), read_tree(tmp_path / "b")
     tool_files = sorted(p for p in a if p.startswith("tools/"))
-    assert len(tool_files) == 4
+    assert len(tool_files) == 8  # per call: its output and, apart, its arguments (the declared zone)
     assert {p: a[p] for p in tool_files} == {p: b[p] for p in tool_files}

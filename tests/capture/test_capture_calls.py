@@ -63,16 +63,17 @@ def test_retriever_results_are_raw_data_of_the_node_that_ran_them(tmp_path: Path
     assert record in manifest.raw_files()
 
 
-def test_interrupted_node_runs_again_on_resume_as_a_second_round(tmp_path: Path) -> None:
+def test_interrupted_node_runs_again_on_resume_in_the_same_round(tmp_path: Path) -> None:
+    # The paused attempt is not a round of its own (issue 11): it is kept beside the round that completed it.
     snap = _run(tmp_path / "t")
     manifest = snap.load_manifest()
     assert manifest.complete
-    assert manifest.rounds == {"approve": 2}
+    assert manifest.rounds == {}
     assert ("fetch", "approve") in manifest.edges
     outputs = sorted(f.path for f in manifest.files if f.node == "approve" and f.kind == "node_output")
-    assert outputs == ["nodes/approve/r1.output.txt", "nodes/approve/r2.output.txt"]
-    assert "interrupt('approve the note?')" in (snap.trace_dir / outputs[0]).read_text()
-    assert "approved: yes" in (snap.trace_dir / outputs[1]).read_text()
+    assert outputs == ["nodes/approve/r1.output.txt"]
+    assert "interrupt('approve the note?')" in (snap.trace_dir / "nodes/approve/r1.interrupted.txt").read_text()
+    assert "approved: yes" in (snap.trace_dir / outputs[0]).read_text()
 
 
 def test_interrupt_and_resume_capture_is_byte_identical_across_runs(tmp_path: Path) -> None:

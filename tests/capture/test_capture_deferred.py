@@ -62,7 +62,7 @@ def test_wrapped_calls_in_parallel_lanes_belong_to_their_lane(tmp_path, mode):
         calls = m.files_of(f"lane{i}", "tool_call")
         assert len(calls) == 3, (i, [c.path for c in calls])
         for c in calls:
-            assert f"lane: {i}" in (tmp_path / "t" / c.path).read_text()
+            assert f"lane: {i}" in (tmp_path / "t" / c.path.replace(".txt", ".arguments.txt")).read_text()
     edges = {tuple(e) for e in m.edges}
     assert all(("__input__", f"lane{i}") in edges for i in range(LANES))
 

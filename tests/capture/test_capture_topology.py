@@ -153,7 +153,10 @@ def test_tool_calling_agent_loop(tmp_path, mode):
         (1, "get_price", "call_1"), (2, "get_price", "call_2"), (2, "get_price", "call_3")]
     texts = [(tmp_path / "trace" / f.path).read_text() for f in calls]
     assert "AAPL closed at 187.32 USD on 2024-03-28" in texts[0]
-    assert "node: tools" in texts[0] and "ticker: AAPL" in texts[0]
+    assert "node: tools" in texts[0] and "ticker: AAPL" not in texts[0]  # arguments are model-written
+    arguments = (tmp_path / "trace" / calls[0].path.replace(".txt", ".arguments.txt")).read_text()
+    assert "ticker: AAPL" in arguments
+    assert {f.kind for f in m.files if f.path.endswith(".arguments.txt")} == {"tool_arguments"}
     model_calls = m.files_of("agent", "model_call")
     assert len(model_calls) == 3
     last = (tmp_path / "trace" / model_calls[-1].path).read_text()

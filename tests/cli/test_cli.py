@@ -213,7 +213,7 @@ def test_show_lists_nodes_edges_and_completeness(cli, captured):
     lines = result.stdout.splitlines()
     assert lines[0] == "trace fabricated: complete"
     rows = {line.split()[0]: line.split() for line in lines if line.startswith("  ") and len(line.split()) == 7}
-    assert rows["filings"] == ["filings", "node", "instrumented", "1.00", "1", "-", "3"]
+    assert rows["filings"] == ["filings", "node", "instrumented", "1.00", "1", "-", "4"]
     assert rows["writer"] == ["writer", "node", "instrumented", "1.00", "1", "-", "2"]
     assert rows["__input__"][1] == "input"
     for edge in ("__input__ -> filings", "__input__ -> prices", "filings -> writer", "prices -> writer"):

@@ -79,8 +79,8 @@ def test_selecting_claims_shows_their_chains(browser, report, tmp_path):
     assert [lk["node"] for lk in state["links"]] == [lk.node for lk in chain.links]
     raw = state["links"][-1]
     assert raw["head"] == ("prices \u00b7 tool_call \u00b7 tool get_prices \u00b7 "
-                           "tools/prices/r1.get_prices.1.txt:7raw tool output")
-    assert raw["hits"] == [7, 8] and raw["lines"] == [5, 6, 7, 8, 9, 10]
+                           "tools/prices/r1.get_prices.1.txt:5raw tool output")
+    assert raw["hits"] == [5, 6] and raw["lines"] == [3, 4, 5, 6, 7, 8]
     assert raw["marks"] == ["45.95 | 2024-11-29", "46.2 | 2024-12-31"]
     assert state["onChain"] == ["t1:__report__", "t1:prices", "t1:writer"]
     shot = browser.screenshot(tmp_path / "evidence-page.png")

@@ -113,7 +113,7 @@ def test_detail_refuses_a_document_that_was_not_audited(traces):
 def test_detail_embeds_only_the_lines_around_each_link(runs):
     detail = runs["fabricated"].detail
     excerpts = {x.file: [ln.n for ln in x.lines] for x in detail.excerpts}
-    assert excerpts["tools/prices/r1.get_prices.1.txt"] == [5, 6, 7, 8, 9, 10]
+    assert excerpts["tools/prices/r1.get_prices.1.txt"] == [3, 4, 5, 6, 7, 8]
     assert "report.md" not in excerpts  # the document itself is shown whole
     assert detail.source == "fabricated" and detail.final_node == "writer"
     assert {n.name: n.tools for n in detail.nodes}["prices"] == ["get_prices"]

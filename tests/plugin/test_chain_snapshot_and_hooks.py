@@ -25,7 +25,7 @@ def test_snapshot_update_then_drift_reads_as_claim_lost_its_source(project, monk
     golden = project.path / "__snapshots__" / "test_golden" / "test_chains.chains"
     text = golden.read_text()
     assert "[c002] verdict: verified" in text
-    assert "[c002] link 4: tool_call research @ tools/research/r1.lookup_revenue.1.txt:5 | " in text
+    assert "[c002] link 4: tool_call research @ tools/research/r1.lookup_revenue.1.txt:3 | " in text
     assert str(project.path) not in text
     project.runpytest().assert_outcomes(passed=1)
     monkeypatch.setenv("INVENT", "1")
