@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pytest_auditfence.claims import quantities
+from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
@@ -226,29 +226,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     return kept
 
 
-# Financial metrics that reports name and data sources label; the phrases of one group are synonyms. A
-# structured field labelled with one metric does not back a claim that names only others.
-_METRIC_GROUPS: dict[str, tuple[str, ...]] = {
-    "revenue": ("revenue", "revenues", "sales", "turnover", "top line"),
-    "net income": ("net income", "net profit", "net earnings", "net loss", "profit", "bottom line"),
-    "eps": ("eps", "earnings per share", "per share"),
-    "gross margin": ("gross margin", "gross margins"),
-    "operating margin": ("operating margin", "operating margins"),
-    "operating income": ("operating income", "operating profit", "operating loss", "ebit"),
-    "ebitda": ("ebitda",),
-    "free cash flow": ("free cash flow", "fcf"),
-    "market cap": ("market cap", "market capitalisation", "market capitalization", "market value"),
-    "price": ("price", "close", "closed", "closing", "trades at", "traded at", "last"),
-    "volume": ("volume",),
-    "dividend": ("dividend", "dividends", "payout"),
-    "headcount": ("employees", "employee", "headcount", "staff", "workforce", "people"),
-    "debt": ("debt", "borrowings"),
-    "expenses": ("expenses", "opex", "costs"),
-}
-
-
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))
-                    for group, phrases in _METRIC_GROUPS.items()]
+                    for group, phrases in vocabulary.METRIC_GROUPS.items()]
 
 
 def _metrics_of(text: str) -> set[str]:
