@@ -866,6 +866,11 @@ def _compatible(claimed: Quantity, observed: Quantity) -> bool:
     return True
 
 
+def comparable(claimed: Quantity, observed: Quantity) -> bool:
+    """Are the two of one dimension, so that one may back or contradict the other (whatever their values)?"""
+    return _compatible(claimed, observed)
+
+
 def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
     """Does `observed` (from a source) back `claimed` (from the report) at the precision claimed?
 

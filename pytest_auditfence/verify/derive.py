@@ -10,7 +10,7 @@ from itertools import permutations
 
 from pytest_auditfence.claims import quantities
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
-from pytest_auditfence.verify.match import about_subject, find_atom, locate, stands_by_subject, unwritten_unit
+from pytest_auditfence.verify.match import about_subject, find_atom, locate, stands_by_subject, subject_words, unwritten_unit
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
@@ -18,26 +18,6 @@ from pytest_auditfence.verify.sources import Observed, SourceIndex, content_word
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
 DERIVE_POOL = 12
-
-
-def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
-    """Content words of the clause around a quantity: from the previous quantity (or the claim's start,
-    for table rows always the row label) up to the quantity, then the words right after it."""
-    text = claim.claim
-    at, end = q.start - claim.start, q.end - claim.start
-    if not (0 <= at <= end <= len(text)):
-        return content_words(text)
-    begin = 0
-    if claim.kind != "table_row":
-        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
-        begin = max(earlier, default=0)
-        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
-        begin = max(begin, clause + 1)
-    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
-    words = content_words(text[begin:at]) + content_words(after)
-    if claim.context and claim.kind == "table_row":
-        words += content_words(claim.context)
-    return list(dict.fromkeys(words))[:8]
 
 
 # A claim that writes its arithmetic out or names a total or a change: its figure is meant as one.

@@ -5,12 +5,14 @@ source figures about the claim's subject (its sentence, its table row and column
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
+from pytest_auditfence.verify.tables import CellLabel, Period, periods_in
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, table_words
 
@@ -187,10 +189,160 @@ def find_atom(atom: Atom, index: SourceIndex) -> list[AtomMatch]:
 
 
 def stands_by_subject(index: SourceIndex, o: Observed, keys: set[str]) -> bool:
-    """Does the observed figure stand by one of the claim's subject stems (its own line's words when
-    the line is a short structured one)?"""
+    """Does the observed figure stand by one of the claim's subject stems (a table cell's row, section and
+    column; its own line's words when the line is a short structured one)?"""
+    label = index.label(o)
+    if label is not None:
+        return bool(keys & subject_keys(f"{label.subject_text} {label.column_text}"))
     observed = index.quantity(o)
     return near_subject(index.loaded(o.file), observed.start, observed.end, keys, structured_ok=False)
+
+
+# -- a claim's subject and period, and the table cells they name ----------------------------------------------
+
+_PERIOD_RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?:fiscal\s+|FY\s*)?(\d{4})\s+(?:to|and|through|-)\s+(?:fiscal\s+|FY\s*)?(\d{4})\b")
+_MAX_RANGE_YEARS = 12
+
+
+@dataclass(frozen=True)
+class ClaimSubject:
+    """What a claim is about: its subject stems, the financial metrics it names, the periods it names."""
+
+    keys: frozenset[str]
+    metrics: frozenset[str]
+    periods: frozenset[Period]
+
+
+def claim_subject(claim: ClaimRecord) -> ClaimSubject:
+    """The claim's subject stems and metrics (its sentence and heading) and the periods its sentence names
+    ('in 2019', 'FY2024', 'Q3 2023', 'from 2017 to 2019' names each year of the range); the heading's
+    periods when the sentence names none."""
+    text = claim.claim
+    periods = set(periods_in(text))
+    for m in _PERIOD_RANGE.finditer(text):
+        lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+        if hi - lo <= _MAX_RANGE_YEARS:
+            periods.update((year, "") for year in range(lo, hi + 1))
+    if not periods and claim.context:
+        periods.update(periods_in(claim.context))
+    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(_metrics_of(text + "\n" + (claim.context or ""))),
+                        frozenset(periods))
+
+
+def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does the cell belong to another period than every one the claim names?"""
+    return bool(subject.periods and label.periods and not subject.periods & label.periods)
+
+
+def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
+    """May this table cell back a claim about `subject`? Its period must be one the claim names (when both
+    name one), its row (or, for a row without words, its column) must name the claim's subject (a stem in
+    common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
+    if other_period(subject, label):
+        return False
+    row_metrics = _metrics_of(label.subject_text)
+    if row_metrics and subject.metrics and not row_metrics & subject.metrics:
+        return False
+    if not subject.keys:
+        return True
+    row_keys = subject_keys(label.subject_text)
+    if row_keys:
+        return bool(row_keys & subject.keys or row_metrics & subject.metrics)
+    column_keys = subject_keys(f"{label.column_text} {label.caption}")
+    return bool(column_keys & subject.keys or _metrics_of(label.column_text) & subject.metrics)
+
+
+def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
+    """Content words of the clause around a quantity: from the previous quantity (or the claim's start,
+    for table rows always the row label) up to the quantity, then the words right after it."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not (0 <= at <= end <= len(text)):
+        return content_words(text)
+    begin = 0
+    if claim.kind != "table_row":
+        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
+        begin = max(earlier, default=0)
+        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
+        begin = max(begin, clause + 1)
+    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
+    words = content_words(text[begin:at]) + content_words(after)
+    if claim.context and claim.kind == "table_row":
+        words += content_words(claim.context)
+    return list(dict.fromkeys(words))[:8]
+
+
+def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does the claim name the cell's row itself: every stem of the row label (or, for a row without
+    words, of its column) among the claim's? A looser overlap may back a found figure but never makes a
+    different figure a contradiction."""
+    keys = subject_keys(label.row) or subject_keys(label.column_text)
+    return bool(keys) and keys <= subject.keys
+
+
+def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
+    """Table cells (their primary readings) whose row or column names the claim's subject and whose period
+    is one the claim names (when both name one), in source order, at most `limit`."""
+    words = content_words(claim.claim + "\n" + (claim.context or ""))
+    found: set[tuple[int, int]] = set()
+    for f, fi in enumerate(index.files):
+        if not fi.labels:
+            continue
+        for word in words:
+            for item in fi.words.get(word, ()):
+                label = fi.labels.get(item)
+                if label is not None and (f, item) not in found and cell_backs(subject, label):
+                    found.add((f, item))
+    ordered = sorted(found)[:limit]
+    return [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
+
+
+# Words that make a claimed figure a computation over the cells it names ('the average revenue', 'the change
+# in other'): its subject is not the cell's, so another cell value does not contradict it.
+COMPUTED = re.compile(
+    r"(?i)\b(?:average|mean|median|change|changes|changed|difference|differences|increase[sd]?|decrease[sd]?"
+    r"|growth|grew|grow|ratio|proportion|percentage|share|sum|combined|total|totals|per|cagr|compound|margin"
+    r"|rate|yield|times|fraction|multiple|between|from|vs|versus|compared|higher|lower|more|less)\b"
+)
+
+
+def conflicting_cell(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex
+) -> tuple[Observed, CellLabel, Period | None] | None:
+    """The table cell that states the claim's own subject in the claim's own period and dimension with
+    another value, or None. The claim must name the cell's row, use no computing word outside the row label
+    ('average', 'change'), and no second row may fit as well. A claim naming one period is contradicted by
+    that period's cell; a claim naming none only when no period of the row holds its figure (the cell
+    cited is the nearest value); a claim naming several periods is a comparison, never contradicted here."""
+    subject = claim_subject(claim)
+    if len(subject.periods) > 1:
+        return None
+    period = next(iter(subject.periods), None)
+    # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
+    own = ClaimSubject(frozenset(subject_stem(w) for w in subject_words(claim, q)), subject.metrics, subject.periods)
+    row_words: set[str] = set()
+    best: list[tuple[int, Observed, CellLabel]] = []
+    for o in subject_cells(claim, index, subject, limit=200):
+        label = index.label(o)
+        if label is None or o.item in index.files[o.file].alternatives:
+            continue
+        if period is not None and label.periods != {period}:
+            continue
+        if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
+            continue
+        row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
+        best.append((len(subject_keys(label.row) or subject_keys(label.column_text)), o, label))
+    if not best or any(w.lower() not in row_words for w in COMPUTED.findall(claim.claim)):
+        return None
+    top = max(score for score, _, _ in best)
+    winners = [(o, label) for score, o, label in best if score == top]
+    rows = {(o.file, label.row, label.section, label.caption) for o, label in winners}
+    if len(rows) != 1:
+        return None  # two rows fit as well: no one cell is the claim's
+    if period is None and any(quantities.quantities_match(q, index.quantity(o)) for o, _ in winners):
+        return None
+    o, label = min(winners, key=lambda w: (abs(index.quantity(w[0]).value - q.value), w[0].file, w[0].item))
+    return o, label, period
 
 
 def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
@@ -204,8 +356,14 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
     metrics = _metrics_of(claim.claim + "\n" + (claim.context or ""))
+    subject = claim_subject(claim)
     kept = []
     for m in matches:
+        label = index.label_at(position[m.source], m.offset)
+        if label is not None:  # a table cell: by its row, column and period, not by words on its line
+            if cell_backs(subject, label):
+                kept.append(m)
+            continue
         loaded = index.loaded(position[m.source])
         end = m.offset + len(m.text)
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
@@ -308,6 +466,11 @@ def _as_fraction(claim: ClaimRecord, q: Quantity, keys: set[str], index: SourceI
             continue
         loaded = index.loaded(observed.file)
         if not DECIMALS.fullmatch(loaded.text[o.start:o.end].lstrip("+-")):
+            continue
+        label = index.label(observed)
+        if label is not None:
+            if cell_backs(claim_subject(claim), label):
+                found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
             continue
         if keys and (near_subject(loaded, o.start, o.end, keys, structured_ok=False)
                      or keys & subject_keys(table_words(loaded, o.start))):

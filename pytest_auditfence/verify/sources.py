@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from math import floor, log10
 from pathlib import Path
@@ -15,6 +15,7 @@ from pathlib import Path
 from pytest_auditfence.claims import quantities
 from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source
 from pytest_auditfence.models import Quantity
+from pytest_auditfence.verify.tables import Cell, CellLabel, read_tables
 
 
 # Small unit-less integers ("three segments", "2 analysts") match something in almost any corpus and
@@ -52,6 +53,9 @@ class FileIndex:
     alternatives: frozenset[int] = frozenset()
     # every digit run of the file as written (with and without thousands commas), built on first use
     literals: frozenset[str] | None = None
+    # items that are table cells: their row, column, period, scale (by item, and by the figure's offset)
+    labels: dict[int, CellLabel] = field(default_factory=dict)
+    label_at: dict[int, CellLabel] = field(default_factory=dict)
 
 
 class IndexCache:
@@ -90,26 +94,63 @@ CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def _index_file(loaded: LoadedFile) -> FileIndex:
-    """Parse the file once; the claims layer's scanner gives captions and table headers ("(in millions)")
-    to the rows under them, so a source figure is read at the scale its table states."""
-    scanner = quantities.QuantityScanner()
+    """Parse the file once. Table cells (every form `tables.read_tables` knows) are read with their table's
+    scale and unit and labelled with their row, column and period; their words are the label's, not the
+    line's. Everything else is read by the claims layer's scanner, line by line."""
+    text = loaded.text
+    cells = read_tables(text)
     found: list[Quantity] = []
     lines: list[int] = []
     words: dict[str, list[int]] = {}
     alternatives: set[int] = set()
+    labels: dict[int, CellLabel] = {}
+
+    def add(q: Quantity, line: int, item_words: list[str], alternative: bool, label: CellLabel | None) -> None:
+        item = len(found)
+        found.append(q)
+        lines.append(line)
+        if label is not None:
+            labels[item] = label
+        if alternative:
+            alternatives.add(item)
+            return
+        for word in item_words:
+            words.setdefault(word, []).append(item)
+
+    next_cell = 0
     current_line, current_words = 0, []
-    for scanned in scanner.iter_scan(loaded.text):
+    for scanned in quantities.QuantityScanner().iter_scan(text):
+        q = scanned.quantity
+        while next_cell < len(cells) and cells[next_cell].end <= q.start:
+            _add_cell(loaded, cells[next_cell], add)
+            next_cell += 1
+        if next_cell < len(cells) and cells[next_cell].start <= q.start < cells[next_cell].end:
+            continue  # read as a cell of its table
         if scanned.line != current_line:
             current_line, current_words = scanned.line, content_words(loaded.line_text(scanned.line))
-        item = len(found)
-        found.append(scanned.quantity)
-        lines.append(scanned.line)
-        if scanned.alternative:
-            alternatives.add(item)
-            continue
-        for word in current_words:
-            words.setdefault(word, []).append(item)
-    return FileIndex(quantities=found, lines=lines, words=words, alternatives=frozenset(alternatives))
+        add(q, scanned.line, current_words, scanned.alternative, None)
+    for cell in cells[next_cell:]:
+        _add_cell(loaded, cell, add)
+    return FileIndex(quantities=found, lines=lines, words=words, alternatives=frozenset(alternatives),
+                     labels=labels, label_at={found[i].start: label for i, label in labels.items()})
+
+
+def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
+    """A table cell's figure at its table's scale and unit, and (when the scale came from the table, not the
+    cell) the bare figure as an alternative reading, both labelled with the cell's row, column and period."""
+    text = loaded.text[cell.start:cell.end]
+    label = cell.label
+    read = quantities.parse_quantities(text, scale_context=label.scale, unit_context=label.unit, offset=cell.start,
+                                       years=False)
+    if len(read) != 1:
+        return
+    line = loaded.line_of(cell.start)
+    cell_words = content_words(f"{label.subject_text} {label.column_text} {label.caption}")
+    add(read[0], line, cell_words, False, label)
+    if label.scale is not None or label.unit is not None:
+        bare = quantities.parse_quantities(text, offset=cell.start, years=False)
+        if len(bare) == 1 and bare[0].value != read[0].value or len(bare) == 1 and bare[0].kind != read[0].kind:
+            add(bare[0], line, cell_words, True, label)
 
 
 @dataclass(frozen=True)
@@ -166,6 +207,13 @@ class SourceIndex:
 
     def quantity(self, observed: Observed) -> Quantity:
         return self.files[observed.file].quantities[observed.item]
+
+    def label(self, observed: Observed) -> CellLabel | None:
+        """The table cell an observed figure is, with its row, column and period; None outside tables."""
+        return self.files[observed.file].labels.get(observed.item)
+
+    def label_at(self, file: int, offset: int) -> CellLabel | None:
+        return self.files[file].label_at.get(offset)
 
     def line(self, observed: Observed) -> int:
         return self.files[observed.file].lines[observed.item]

@@ -12,12 +12,15 @@ from pytest_auditfence.claims import quantities
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
-from pytest_auditfence.verify.derive import ARITHMETIC, candidate_operands, candidate_pool, derive_figure, restated_conversion, span_of, subject_words
-from pytest_auditfence.verify.match import about_subject, find_atom, locate, near_subject, subject_stem, value_anywhere
+from pytest_auditfence.verify.derive import ARITHMETIC, candidate_operands, candidate_pool, derive_figure, restated_conversion, span_of
+from pytest_auditfence.verify.match import (
+    about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
+)
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
-from pytest_auditfence.verify.results import AtomResult, SEVERITY
+from pytest_auditfence.verify.results import SEVERITY, AtomResult
 from pytest_auditfence.verify.sources import SourceIndex, label_of
+from pytest_auditfence.verify.tables import format_period
 
 
 def _check_quantity(
@@ -36,12 +39,24 @@ def _check_quantity(
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
         return AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
+    conflict = conflicting_cell(claim, q, index)
+    if conflict is not None:
+        o, label, period = conflict
+        observed = index.quantity(o)
+        where = f"{index.sources[o.file].path}:{index.line(o)}"
+        return AtomResult(
+            q.text, Verdict.CONTRADICTED, [span_of(index, o)],
+            note=f"{q.text} contradicted: the {format_period(period) + ' ' if period else ''}value of "
+                 f"{label.describe()} is {observed.text!r} in {where}, not {q.text}",
+        )
     if value_anywhere(q, index):
         # the figure is in the sources, only not about this subject: unsupported, never contradicted
         return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
     # An amount per something ('revenue per employee') is not contradicted by the whole amount it divides.
     per_unit = PER_UNIT.search(claim.claim) is not None
     for score, o in pool:
+        if index.label(o) is not None:
+            continue  # a table cell contradicts only as the cell of the claim's row and period (above)
         observed = index.quantity(o)
         comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
         if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
