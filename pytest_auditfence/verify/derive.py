@@ -10,7 +10,7 @@ from itertools import permutations
 
 from pytest_auditfence.claims import quantities
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
-from pytest_auditfence.verify.match import about_subject, find_atom, locate, stands_by_subject, subject_words, unwritten_unit
+from pytest_auditfence.verify.match import about_subject, claim_subject, subject_cells, find_atom, locate, stands_by_subject, subject_words, unwritten_unit
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
@@ -42,11 +42,13 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
 
 
 def derive_figure(
-    q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True
+    q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
+    *, relative: bool = False,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
-    the claim is `explicit` about computing."""
+    the claim is `explicit` about computing. `relative`: also the percentage change of two rates (operands
+    that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise)."""
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
     for a, b in permutations(pool, 2):
         qa, qb = index.quantity(a), index.quantity(b)
@@ -63,6 +65,10 @@ def derive_figure(
                     return f"{qa.text} / {qb.text} = {q.text}", [a, b]
             elif qa.kind == "percent" and abs((qa.value - qb.value) - abs(q.value)) <= slack:
                 return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+            elif relative and qa.kind == "percent" and qa.value != 0:
+                change = (qb.value - qa.value) / abs(qa.value) * 100.0
+                if abs(change - q.value) <= slack:
+                    return f"({qb.text} - {qa.text}) / {qa.text} = {q.text}", [b, a]
         elif q.kind == "ratio":
             if qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
                 return f"{qa.text} / {qb.text} = {q.text}", [a, b]
@@ -73,6 +79,66 @@ def derive_figure(
                 sign = "+" if total else "-"
                 return f"{qa.text} {sign} {qb.text} = {q.text}", [a, b]
     return None
+
+
+# A table derivation searches pairs among at most this many cells of the claim's subject, and means and sums
+# over groups (a row's periods, a column's rows) of at most MAX_GROUP cells.
+TABLE_POOL = 16
+MAX_GROUP = 8
+
+
+def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tuple[str, list[Observed]] | None:
+    """`q` computed from the table cells of the claim's subject in the claim's periods: a difference, sum,
+    ratio or percentage change of two, or the mean or sum of a row's periods or of a column's rows. The
+    operands are cells whose row (or column) the claim names, so a chance pair of unrelated figures is out;
+    the search is bounded and in source order, so the same inputs give the same formula."""
+    subject = claim_subject(claim)
+    cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
+             if o.item not in index.files[o.file].alternatives and not is_weak(index.quantity(o))]
+    if len(cells) < 2:
+        return None
+    pool = cells[:TABLE_POOL]
+    found = derive_figure(q, pool, index, explicit=True, relative=True)
+    if found is not None:
+        return found
+    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    groups: dict[tuple, list[Observed]] = {}
+    for o in pool:
+        label = index.label(o)
+        if label is None:
+            continue
+        groups.setdefault(("row", o.file, label.row, label.section, label.caption), []).append(o)
+        groups.setdefault(("column", o.file, label.columns, label.caption), []).append(o)
+    for key in sorted(groups, key=lambda k: (k[0], k[1], str(k[2:]))):
+        members = groups[key][:MAX_GROUP]
+        if len(members) < 2:
+            continue
+        values = [index.quantity(o) for o in members]
+        if not all(same_family(q, v) or q.kind == v.kind for v in values):
+            continue
+        total = sum(v.value for v in values)
+        texts = " + ".join(v.text for v in values)
+        if abs(total / len(values) - q.value) <= slack:
+            return f"({texts}) / {len(values)} = {q.text}", members
+        if q.kind != "percent" and len(values) >= 3 and abs(total - q.value) <= slack:
+            return f"{texts} = {q.text}", members
+    return None
+
+
+_YEAR_SECONDS = 31556952.0
+
+
+def period_span(claim: ClaimRecord, q: Quantity) -> str | None:
+    """'the 3 years from 2017 to 2019': a number of years that is the length of the period range the claim
+    itself names is computed from the claim's own figures, not a source's."""
+    if q.kind != "duration" or q.unit != "yr":
+        return None
+    years = sorted({year for year, part in claim_subject(claim).periods if not part})
+    if len(years) < 2 or years != list(range(years[0], years[-1] + 1)):
+        return None
+    if abs(len(years) * _YEAR_SECONDS - q.value) > q.tolerance + 1.0:
+        return None
+    return f"{years[-1]} - {years[0]} + 1 = {q.text} (the claim's own period range)"
 
 
 def candidate_pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[tuple[int, int]]) -> list[tuple[int, Observed]]:

@@ -12,9 +12,12 @@ from pytest_auditfence.claims import quantities
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
-from pytest_auditfence.verify.derive import ARITHMETIC, candidate_operands, candidate_pool, derive_figure, restated_conversion, span_of
+from pytest_auditfence.verify.derive import (
+    ARITHMETIC, candidate_operands, candidate_pool, derive_figure, period_span, restated_conversion, span_of,
+    table_derivation,
+)
 from pytest_auditfence.verify.match import (
-    about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
+    COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
@@ -34,7 +37,8 @@ def _check_quantity(
         return restated
     pool = candidate_pool(claim, q, index, near_lines)
     keys = {subject_stem(w) for w in subject_words(claim, q)} - {subject_stem(w) for w in quantities.UNIT_WORDS}
-    derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys, bool(ARITHMETIC.search(claim.claim)))
+    derived = table_derivation(claim, q, index) or derive_figure(
+        q, candidate_operands(claim, q, index, pool), index, keys, bool(ARITHMETIC.search(claim.claim)))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
@@ -54,7 +58,8 @@ def _check_quantity(
         return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
     # An amount per something ('revenue per employee') is not contradicted by the whole amount it divides.
     per_unit = PER_UNIT.search(claim.claim) is not None
-    for score, o in pool:
+    computed = COMPUTED.search(claim.claim[:max(0, q.start - claim.start)]) is not None
+    for score, o in ([] if computed else pool):
         if index.label(o) is not None:
             continue  # a table cell contradicts only as the cell of the claim's row and period (above)
         observed = index.quantity(o)
@@ -136,7 +141,10 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             f"the SourceIndex from the fence's sources."
         )
     notes: list[str] = []
-    strong = [q for q in claim.quantities if not is_weak(q)]
+    own = [q for q in claim.quantities if not is_weak(q) and period_span(claim, q) is not None]
+    strong = [q for q in claim.quantities if not is_weak(q) and q not in own]
+    if own:
+        notes.append(f"not checked, the length of the claim's own period range: {', '.join(q.text for q in own)}")
     weak = [q.text for q in claim.quantities if is_weak(q)]
     if weak:
         notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
