@@ -5,6 +5,7 @@ final report, and the cascade audit decides. Data is read from ../shared/data, n
 
     .venv/bin/python eval/run_eval.py                      # both sets, every row
     .venv/bin/python eval/run_eval.py --limit 300 --jobs 2 # a quicker sample
+    .venv/bin/python eval/run_eval.py --sets tatqa         # TAT-QA dev only (see eval/tatqa.py)
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from langchain_core.tools import tool
 from langgraph.graph import END, START, StateGraph
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # eval/tatqa.py, imported by worker processes too
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 
 
@@ -394,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the shared data sets")
     parser.add_argument("--limit", type=int, default=None, help="only the first N rows of each set")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
-    parser.add_argument("--sets", default="ragtruth,summedits", help="comma-separated: ragtruth,summedits")
+    parser.add_argument("--sets", default="ragtruth,summedits,tatqa",
+                        help="comma-separated: ragtruth,summedits,tatqa")
     parser.add_argument("--json", type=Path, default=None, help="also write the metrics as JSON here")
     parser.add_argument("--dump", type=Path, default=None,
                         help="write every row's audited claims (RAGTruth) as JSON here, for analysis")
@@ -408,6 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--missed-absent-only", action="store_true",
                         help="--show-missed lists only spans with a number absent from the passages that is "
                              "not a unit conversion (the population of the excl.-conversions recall)")
+    parser.add_argument("--tatqa-split", choices=("all", "tuning", "held_out"), default="all",
+                        help="TAT-QA sections of this split only (split by a hash of the section id)")
+    parser.add_argument("--show-uncovered", type=int, default=0, metavar="N",
+                        help="print N correct TAT-QA sentences that are not covered, with their verdicts")
+    parser.add_argument("--show-verified-perturbed", type=int, default=0, metavar="N",
+                        help="print N perturbed TAT-QA sentences that came out verified or derived")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
         print(f"{args.data}: data folder not found; pass --data PATH (the shared data sets)", file=sys.stderr)
@@ -441,8 +450,20 @@ def main(argv: list[str] | None = None) -> int:
             results = run_all(rows, args.jobs)
             metrics = summedits_metrics(rows, results)
             _show(rows, results, args.show_false_flags, 0, clean=lambda r: r["label"] == 1)
+        elif name == "tatqa":
+            import tatqa
+
+            sections = tatqa.select(tatqa.load_sections(args.data), args.limit, args.tatqa_split)
+            items = tatqa.run_tatqa(sections, args.jobs)
+            metrics = tatqa.tatqa_metrics(items)
+            tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
+            metrics["seconds"] = round(time.perf_counter() - started, 1)
+            report[name] = metrics
+            tatqa.print_tatqa(metrics)
+            print(f"  seconds {metrics['seconds']}")
+            continue
         else:
-            print(f"unknown set {name!r}; choose from ragtruth, summedits", file=sys.stderr)
+            print(f"unknown set {name!r}; choose from ragtruth, summedits, tatqa", file=sys.stderr)
             return 2
         metrics["seconds"] = round(time.perf_counter() - started, 1)
         report[name] = metrics
