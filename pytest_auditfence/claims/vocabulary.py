@@ -138,3 +138,21 @@ MONTH_NAMES: tuple[str, ...] = (
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
 )
+
+# -- arithmetic ---------------------------------------------------------------------------------------------
+
+# The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried
+# only when the claim says one of its words: '47% and 43%, respectively' is no mean, 'the change' no ratio.
+FORMULA_CUES: dict[str, tuple[str, ...]] = {
+    "mean": ("average", "averaged", "mean", "avg"),
+    "sum": ("total", "totals", "totalled", "totaled", "sum", "combined", "together", "altogether", "aggregate",
+            "plus", "added", "in all"),
+    "difference": ("change", "changed", "difference", "differ", "increase", "increased", "decrease", "decreased",
+                   "more", "less", "higher", "lower", "gap", "minus", "exceed", "exceeded", "rose", "fell", "grew",
+                   "declined", "dropped", "up", "down", "net", "between", "from", "compared", "versus", "vs"),
+    "change": ("change", "changed", "increase", "increased", "decrease", "decreased", "growth", "grew", "rose",
+               "fell", "declined", "dropped", "up", "down", "percentage", "percent"),
+    "ratio": ("ratio", "proportion", "percentage", "percent", "share", "portion", "fraction", "over", "divided",
+              "per", "of total", "as a", "constitution", "constitutes", "margin", "rate", "times", "coverage",
+              "yield", "out of"),
+}

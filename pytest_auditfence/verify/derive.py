@@ -6,11 +6,16 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 from itertools import permutations
 
-from pytest_auditfence.claims import quantities
+from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
-from pytest_auditfence.verify.match import about_subject, claim_subject, subject_cells, find_atom, locate, stands_by_subject, subject_words, unwritten_unit
+from pytest_auditfence.verify.match import (
+    about_subject, claim_subject, find_atom, locate, row_named, stands_by_subject, subject_cells, subject_keys, subject_stem,
+    subject_words,
+    unwritten_unit,
+)
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
@@ -43,13 +48,18 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
 
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
-    *, relative: bool = False,
+    *, relative: bool = False, ops: frozenset[str] | None = None,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
     the claim is `explicit` about computing. `relative`: also the percentage change of two rates (operands
-    that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise)."""
+    that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise). `ops`: the
+    operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one."""
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+
+    def allowed(op: str) -> bool:
+        return ops is None or op in ops
+
     for a, b in permutations(pool, 2):
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
@@ -59,23 +69,24 @@ def derive_figure(
         if q.kind == "percent":
             if qa.kind != "percent" and qa.value != 0:
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
-                if abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} = {q.text}", [b, a]
-                if qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
-                    return f"{qa.text} / {qb.text} = {q.text}", [a, b]
-            elif qa.kind == "percent" and abs((qa.value - qb.value) - abs(q.value)) <= slack:
+                if allowed("change") and abs(change - q.value) <= slack:
+                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
+                if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
+                    return f"{qa.text} / {qb.text} × 100 = {q.text}", [a, b]
+            elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
                 return f"{qa.text} - {qb.text} = {q.text}", [a, b]
-            elif relative and qa.kind == "percent" and qa.value != 0:
+            elif relative and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} = {q.text}", [b, a]
-        elif q.kind == "ratio":
-            if qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
+                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
+        elif q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
+            if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
                 return f"{qa.text} / {qb.text} = {q.text}", [a, b]
         elif same_family(q, qa):
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
-            total = first and abs(qa.value + qb.value - q.value) <= slack
-            if (total or abs(qa.value - qb.value - q.value) <= slack) and _summable(q, qa, qb, a, b, index, keys, explicit):
+            total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack
+            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack
+            if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
                 return f"{qa.text} {sign} {qb.text} = {q.text}", [a, b]
     return None
@@ -87,30 +98,55 @@ TABLE_POOL = 16
 MAX_GROUP = 8
 
 
+def formula_ops(claim: ClaimRecord) -> frozenset[str]:
+    """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
+    text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
+    return frozenset(op for op, words in vocabulary.FORMULA_CUES.items() if any(f" {w} " in text for w in words))
+
+
 def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tuple[str, list[Observed]] | None:
-    """`q` computed from the table cells of the claim's subject in the claim's periods: a difference, sum,
-    ratio or percentage change of two, or the mean or sum of a row's periods or of a column's rows. The
-    operands are cells whose row (or column) the claim names, so a chance pair of unrelated figures is out;
-    the search is bounded and in source order, so the same inputs give the same formula."""
+    """`q` computed from table cells of the claim's subject in the claim's periods, by an operation the claim
+    names (a difference, sum, ratio or percentage change of two; the mean or sum of several). Operands are
+    the periods of a row the claim names, or the rows the claim names in one column: a chance pair of
+    unrelated cells is out. Bounded and in source order: the same inputs give the same formula."""
+    ops = formula_ops(claim)
+    if not ops:
+        return None
     subject = claim_subject(claim)
+    if ops & {"change", "difference"} and len(subject.periods) == 1:
+        # 'grew 18.6% in FY2024': a change in a period is measured against the period before it
+        (year, part), = subject.periods
+        subject = replace(subject, periods=subject.periods | {(year - 1, part)})
     cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
              if o.item not in index.files[o.file].alternatives and not is_weak(index.quantity(o))]
     if len(cells) < 2:
         return None
-    pool = cells[:TABLE_POOL]
-    found = derive_figure(q, pool, index, explicit=True, relative=True)
-    if found is not None:
-        return found
-    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
-    groups: dict[tuple, list[Observed]] = {}
-    for o in pool:
+    rows: dict[tuple, list[Observed]] = {}
+    columns: dict[tuple, list[Observed]] = {}
+    score: dict[tuple, float] = {}
+    for o in cells:
         label = index.label(o)
         if label is None:
             continue
-        groups.setdefault(("row", o.file, label.row, label.section, label.caption), []).append(o)
-        groups.setdefault(("column", o.file, label.columns, label.caption), []).append(o)
-    for key in sorted(groups, key=lambda k: (k[0], k[1], str(k[2:]))):
-        members = groups[key][:MAX_GROUP]
+        row = (o.file, label.row, label.section, label.caption)
+        rows.setdefault(row, []).append(o)
+        stems = subject_keys(label.row) or subject_keys(label.column_text)
+        score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
+        if row_named(subject, label):
+            columns.setdefault((o.file, label.columns, label.caption), []).append(o)
+    named = [row for row in rows if score[row] == 1.0]
+    if not named and score:
+        top = max(score.values())
+        best = [row for row in rows if score[row] == top]
+        named = best if top >= 0.5 and len(best) == 1 else []
+    groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
+    groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    for members in groups:
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
+        if found is not None:
+            return found
+    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    for members in groups:
         if len(members) < 2:
             continue
         values = [index.quantity(o) for o in members]
@@ -118,9 +154,9 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             continue
         total = sum(v.value for v in values)
         texts = " + ".join(v.text for v in values)
-        if abs(total / len(values) - q.value) <= slack:
+        if "mean" in ops and abs(total / len(values) - q.value) <= slack:
             return f"({texts}) / {len(values)} = {q.text}", members
-        if q.kind != "percent" and len(values) >= 3 and abs(total - q.value) <= slack:
+        if "sum" in ops and q.kind != "percent" and len(values) >= 3 and abs(total - q.value) <= slack:
             return f"{texts} = {q.text}", members
     return None
 
@@ -234,3 +270,13 @@ def restated_conversion(
 def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
     q = index.quantity(o)
     return (o.file, q.start, q.end)
+
+
+def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
+    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause)?"""
+    subject = claim_subject(claim)
+    own = frozenset(subject_stem(w) for w in subject_words(claim, q))
+    return any(
+        (label := index.label(o)) is not None and (subject_keys(label.row) or {""}) <= own
+        for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
+    )

@@ -242,15 +242,14 @@ def _between_tags(inner: str, tags: list[re.Match[str]]) -> list[tuple[int, int]
 
 
 _CSV_FIELD = re.compile(r'"(?P<q>[^"\n]*)"|(?P<v>[^,\n]*)')
-_THOUSANDS_OUTSIDE_QUOTES = re.compile(r"\d,\d{3}(?!\d)")
 
 
 def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
-    if line.count(",") < 1 or ", " in line or "|" in line or len(line) > 400:
+    if "," not in line or "|" in line or len(line) > 400:
         return None
-    unquoted = re.sub(r'"[^"]*"', "", line)
-    if _THOUSANDS_OUTSIDE_QUOTES.search(unquoted):
-        return None  # '1,234' unquoted: thousands or two fields, no one can tell
+    unquoted = re.sub(r'"[^"\n]*"', "", line)
+    if ", " in unquoted or unquoted.count('"') % 2:
+        return None  # prose, or a quote left open
     cells = []
     at = 0
     while at <= len(line):
@@ -278,7 +277,9 @@ def _csv_grids(text: str) -> list[_Grid]:
             current.rows.append(cells)
             continue
         current = None
-    return [g for g in grids if len(g.rows) >= 2 and _has_digit_cell(g, text)]
+    # a run of lines with one field count: a thousands comma left unquoted ('1,234') breaks the count, so a
+    # run of three or more equal counts is a table, not a chance
+    return [g for g in grids if len(g.rows) >= 3 and _has_digit_cell(g, text)]
 
 
 def _has_digit_cell(grid: _Grid, text: str) -> bool:

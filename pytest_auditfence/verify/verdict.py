@@ -14,7 +14,7 @@ from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
     ARITHMETIC, candidate_operands, candidate_pool, derive_figure, period_span, restated_conversion, span_of,
-    table_derivation,
+    subject_in_table, table_derivation,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
@@ -37,8 +37,11 @@ def _check_quantity(
         return restated
     pool = candidate_pool(claim, q, index, near_lines)
     keys = {subject_stem(w) for w in subject_words(claim, q)} - {subject_stem(w) for w in quantities.UNIT_WORDS}
-    derived = table_derivation(claim, q, index) or derive_figure(
-        q, candidate_operands(claim, q, index, pool), index, keys, bool(ARITHMETIC.search(claim.claim)))
+    derived = table_derivation(claim, q, index)
+    if derived is None and not subject_in_table(claim, q, index):
+        # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
+        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys,
+                                bool(ARITHMETIC.search(claim.claim)))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
