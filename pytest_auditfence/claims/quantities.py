@@ -953,6 +953,13 @@ _DATE_TOKENS = frozenset(
 _PER_SHARE_KEY = re.compile(r"(?ai)\beps\b|(?:^|_)eps(?:_|$)|per[ _-]?share|per[ _-]?unit|dividend")
 
 
+_SCALE_ABBREVIATIONS = sorted((w for w in vocabulary.SCALES if len(w) <= 3 and w.isalpha()), key=len, reverse=True)
+_CODES = "|".join(code.lower() for code in vocabulary.CURRENCY_CODES)
+_SCALED_CODE = re.compile(
+    rf"(?P<pre>{'|'.join(_SCALE_ABBREVIATIONS)})(?P<code1>{_CODES})|(?P<code2>{_CODES})(?P<post>{'|'.join(_SCALE_ABBREVIATIONS)})"
+)
+
+
 def _field_cue(name: str) -> _Cue:
     """The cue of a field name or row label: 'revenue_usd_millions', 'return_1y_pct', 'Gross margin (%)'."""
     lowered = name.lower()
@@ -961,6 +968,13 @@ def _field_cue(name: str) -> _Cue:
         return _Cue(percent=True)
     scale = next((_SCALE_TOKENS[t] for t in tokens if t in _SCALE_TOKENS), None)
     currency = next((("CNY" if t == "rmb" else t.upper()) for t in tokens if t.upper() in _CURRENCY_CODES), None)
+    for token in tokens:  # 'net_sales_musd', 'capex_usdm', 'revenue_bneur': a scale letter glued to a code
+        glued = _SCALED_CODE.fullmatch(token)
+        if glued is not None:
+            letters = glued.group("pre") or glued.group("post")
+            scale = scale if scale is not None else vocabulary.SCALES[letters]
+            code = (glued.group("code1") or glued.group("code2")).upper()
+            currency = currency or vocabulary.CODE_ALIASES.get(code, code)
     if currency is None and "$" in name:
         currency = "USD"
     if scale is None:

@@ -14,7 +14,7 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
 from pytest_auditfence.verify.tables import CellLabel, Period, periods_in
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
-from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, table_words
+from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, record_periods, table_words
 
 
 # A source line up to this long is a structured field ("price: 1,234", a table row): a number on it is
@@ -369,10 +369,12 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
-            if metrics and _window_keys(loaded, m.offset, end) is None:
-                labelled = _metrics_of(label_of(loaded, m.offset))
+            if _window_keys(loaded, m.offset, end) is None:
+                labelled = _metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
+                if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
+                    continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it

@@ -29,11 +29,19 @@ _DOCUMENT_TYPE = re.compile(
 )
 
 
+# An argument that numbers what a call fetched: 'fetch_passage(n=2)' fetched passage 2.
+_NUMBER_ARGUMENT = re.compile(
+    r"(?:n|num|number|no|passage|passage_id|passage_number|index|idx|doc|doc_id|document|document_id|ref|source"
+    r"|source_id|result|page|item)\s*[:=]\s*['\"]?0*(\d{1,4})['\"]?"
+)
+
+
 def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
     """Paths of the sources a reference names.
 
-    "passage 3" / "[3]": a file labelled so, or whose content starts with "passage 3:" / "[3]" (a tool
-    result is rendered after its arguments). A named source ("the 10-K", "price history"): the file's
+    "passage 3" / "[3]": a file labelled so, a tool call whose arguments number it ('fetch_passage(n=3)'), or
+    whose content starts with "passage 3:" / "[3]" (a tool result is rendered after its arguments). A URL:
+    the files that hold it, in their arguments ('fetch(url=...)') or their text. A named source ("the 10-K", "price history"): the file's
     label (tool name), node name or file name, a declared name line ("source: 10-K", "document: Form
     10-K ..."), or one of its leading lines.
     """
@@ -50,6 +58,8 @@ def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
             if (
                 label in {number, f"[{number}]"}
                 or named.fullmatch(label)
+                or any(_NUMBER_ARGUMENT.fullmatch(arg) and int(_NUMBER_ARGUMENT.fullmatch(arg).group(1)) == int(number)
+                       for arg in names.arguments)
                 or named.search(stem) and not re.search(rf"0*{number}\d", stem)
                 or any(named.match(ln) or ln.startswith(f"[{number}]") for ln in names.head)
             ):
@@ -117,6 +127,51 @@ def cited_form(
     return restated_conversion(claim, q, index, cited)
 
 
+class CitedSources(list):  # list[str] of paths, as every caller reads it
+    """The paths a claim's references resolve to, and for a file that lists several URLs (a search result)
+    the parts of it that the cited URL's own result covers: a figure of another result is not that source's."""
+
+    def __init__(self, paths: list[str] = (), scopes: dict[str, list[tuple[int, int]]] | None = None) -> None:
+        super().__init__(paths)
+        self.scopes: dict[str, list[tuple[int, int]]] = dict(scopes or {})
+
+    def covers(self, match: AtomMatch) -> bool:
+        ranges = self.scopes.get(match.source)
+        return match.source in self and (ranges is None or any(a <= match.offset < b for a, b in ranges))
+
+
+_URL = re.compile(r"https?://[^\s<>()\[\]\"']+")
+_ITEM_START = re.compile(r"(?m)^(?P<indent>[ \t]*)(?:- |\d+[.)] |\[\d+\])")
+
+
+def url_scopes(reference: Reference, index: SourceIndex, paths: list[str]) -> dict[str, list[tuple[int, int]]]:
+    """For each file holding the cited URL among other URLs: the result block the URL belongs to (from the
+    list item that holds it to the next item at the same depth; without list items, up to the next URL)."""
+    target = reference.target.rstrip("/.,;)").lower()
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    scopes: dict[str, list[tuple[int, int]]] = {}
+    for path in paths:
+        text = index.loaded(position[path]).text
+        urls = [(m.start(), m.group().rstrip("/.,;)").lower()) for m in _URL.finditer(text)]
+        if len({u for _, u in urls}) < 2:
+            continue  # one page: the whole file is that source
+        items = [(m.start(), len(m.group("indent"))) for m in _ITEM_START.finditer(text)]
+        ranges = []
+        for at, url in urls:
+            if url != target:
+                continue
+            before = [(start, depth) for start, depth in items if start <= at]
+            if before:
+                start, depth = before[-1]
+                end = next((s for s, d in items if s > at and d <= depth), len(text))
+            else:
+                start = text.rfind("\n", 0, at) + 1
+                end = next((s for s, u in urls if s > at and u != target), len(text))
+            ranges.append((start, end))
+        scopes[path] = ranges
+    return scopes
+
+
 def placed_verdict(
     atom: str, matches: list[AtomMatch], cited: list[str] | None, index: SourceIndex, allowed: set[str] | None = None
 ) -> AtomResult:
@@ -128,7 +183,8 @@ def placed_verdict(
             continue
         # the user's own input may be restated under any citation: a figure from the question is not
         # taken from the wrong source
-        inside = [m for m in matches if m.source in wanted or (why == "the cited" and m.kind == "input")]
+        inside = [m for m in matches if (wanted.covers(m) if isinstance(wanted, CitedSources) else m.source in wanted)
+                  or (why == "the cited" and m.kind == "input")]
         if not inside:
             m = matches[0]
             return AtomResult(

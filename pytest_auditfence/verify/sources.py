@@ -15,7 +15,7 @@ from pathlib import Path
 from pytest_auditfence.claims import quantities
 from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source
 from pytest_auditfence.models import Quantity
-from pytest_auditfence.verify.tables import Cell, CellLabel, read_tables
+from pytest_auditfence.verify.tables import Cell, CellLabel, Period, periods_in, read_tables
 
 
 # Small unit-less integers ("three segments", "2 analysts") match something in almost any corpus and
@@ -285,6 +285,8 @@ class _SourceNames:
     flat_names: tuple[str, ...]
     declared: tuple[str, ...]
     head: tuple[str, ...]
+    # the tool call's arguments as 'key: value' lines ('n: 2', 'url: https://...'): what it fetched
+    arguments: tuple[str, ...] = ()
 
 
 def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
@@ -298,11 +300,19 @@ def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
         if len(head) >= _HEAD_LINES:
             break
     names = [source.label or "", source.node, Path(source.path).stem]
+    arguments = _ARGUMENTS.search(window[:4000])
     return _SourceNames(
         flat_names=tuple(flat_name(n) for n in names if n),
         declared=tuple(m.group("name").strip().lower() for m in _DECLARED_NAME.finditer(window)),
         head=tuple(head),
+        arguments=tuple(
+            " ".join(ln.split()).lower() for ln in re.split(r"\n|,\s*", arguments.group("body")) if ln.strip()
+        ) if arguments else (),
     )
+
+
+# The arguments block capture writes first: 'arguments:' and its indented lines, or 'args: n=2, url=...'.
+_ARGUMENTS = re.compile(r"(?m)^(?:arguments|args|input|inputs):(?P<body>[ \t]+[^\n]+|(?:\n[ \t]+[^\n]*)+)")
 
 
 def label_of(loaded: LoadedFile, offset: int) -> str:
@@ -347,3 +357,35 @@ def table_words(loaded: LoadedFile, offset: int) -> str:
 
 
 LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+# A field of a record that dates the record: 'fiscal_year: 2023', 'period: Q3 2024', 'as_of: 2024-12-31'.
+_PERIOD_FIELD = re.compile(
+    r"^(?P<indent>[ \t]*)(?:- )?(?:fiscal[_ ]?year|year|fy|period|fiscal[_ ]?period|quarter|as[_ ]?of|date|report[_ ]?date"
+    r"|period[_ ]?end(?:ing)?)[ \t]*:[ \t]*(?P<value>[^\n]{1,40})$", re.I)
+_RECORD_REACH = 40
+
+
+def record_periods(loaded: LoadedFile, offset: int) -> frozenset[Period]:
+    """The periods of the record a `key: value` figure belongs to: a period field among the lines of its own
+    indentation around it (a fiscal_year key sorted before or after the figure's key)."""
+    line = loaded.line_of(offset)
+    text = loaded.line_text(line)
+    depth = len(text) - len(text.lstrip(" \t-"))
+    found: set[Period] = set()
+    for step in (-1, 1):
+        n = line
+        for _ in range(_RECORD_REACH):
+            n += step
+            if n < 1 or n > loaded.line_count:
+                break
+            other = loaded.line_text(n)
+            if not other.strip():
+                continue
+            indent = len(other) - len(other.lstrip(" \t-"))
+            if indent < depth:
+                break
+            m = _PERIOD_FIELD.match(other)
+            if m is not None and indent == depth:
+                found.update(periods_in(m.group("value").replace("-", " ")))
+    return frozenset(found)

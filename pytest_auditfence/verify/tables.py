@@ -68,7 +68,7 @@ class _Grid:
 _YEAR = r"(?:19[5-9]\d|20\d\d)"
 _PERIOD = re.compile(
     rf"(?ai)\b(?:(?P<q>Q[1-4]|H[12])[ \t]*(?:FY|CY)?[ \t]*'?(?P<qy>{_YEAR}|\d\d)\b"
-    rf"|(?P<y2>{_YEAR})[ \t]*(?P<q2>Q[1-4]|H[12])\b"
+    rf"|(?P<y2>{_YEAR})[ \t-]*(?P<q2>Q[1-4]|H[12])\b"
     rf"|(?:FY|CY|fiscal(?:[ \t]+year)?)[ \t]*'?(?P<fy>{_YEAR}|\d\d)\b"
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
@@ -241,7 +241,7 @@ def _between_tags(inner: str, tags: list[re.Match[str]]) -> list[tuple[int, int]
     return list(zip(edges[::2], edges[1::2]))
 
 
-_CSV_FIELD = re.compile(r'"(?P<q>[^"\n]*)"|(?P<v>[^,\n]*)')
+_CSV_FIELD = re.compile(r'[ \t]*"(?P<q>[^"\n]*)"[ \t]*(?=,|$)|(?P<v>[^,\n]*)')
 
 
 def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:

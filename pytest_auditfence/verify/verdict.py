@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
-from pytest_auditfence.verify.references import allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
+from pytest_auditfence.verify.references import CitedSources, url_scopes, allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
 from pytest_auditfence.verify.results import SEVERITY, AtomResult
 from pytest_auditfence.verify.sources import SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
@@ -145,20 +145,29 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         )
     notes: list[str] = []
     own = [q for q in claim.quantities if not is_weak(q) and period_span(claim, q) is not None]
-    strong = [q for q in claim.quantities if not is_weak(q) and q not in own]
+    # a small number about a subject a table holds ('the expected term in 2019 was 0.5') is checked: its
+    # row and period place it, where in prose it would match something anywhere by chance
+    placed = [q for q in claim.quantities if is_weak(q) and subject_in_table(claim, q, index)]
+    strong = [q for q in claim.quantities if (not is_weak(q) or q in placed) and q not in own]
     if own:
         notes.append(f"not checked, the length of the claim's own period range: {', '.join(q.text for q in own)}")
-    weak = [q.text for q in claim.quantities if is_weak(q)]
+    weak = [q.text for q in claim.quantities if is_weak(q) and q not in placed]
     if weak:
         notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
 
     cited: list[str] | None = None
     named_refs = [r for r in claim.references if r.kind != "url"]
     dangling: list[str] = []
-    if named_refs:
-        cited = []
-        for ref in named_refs:
+    # a URL the claim cites ('(source: https://...)') is a citation as much as 'passage 2': its figures must
+    # stand in the files that fetched or hold that URL
+    citing = [*named_refs, *(r for r in claim.references if r.kind == "url")]
+    if citing:
+        cited = CitedSources()
+        for ref in citing:
             paths = resolve_reference(ref, index)
+            if ref.kind == "url":
+                for path, ranges in url_scopes(ref, index, paths).items():
+                    cited.scopes.setdefault(path, []).extend(ranges)
             if paths:
                 cited.extend(p for p in paths if p not in cited)
             else:
@@ -202,7 +211,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         results.extend(_missing_identifiers(claim, index))
 
     if not results:
-        if named_refs and not dangling and cited:
+        if named_refs and not dangling and cited and not weak:  # a number left unchecked is not backed by a name
             first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
             results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
         elif dangling:
