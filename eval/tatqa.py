@@ -217,7 +217,7 @@ def render(sec: Section, form: str | None = None) -> str:
 
 
 # --------------------------------------------------------------------------------------------------
-# report sentences
+# report sentences (the user's input holds the questions; the report answers them)
 
 
 @dataclass
@@ -475,7 +475,8 @@ def items_of(sec: Section) -> list[Item]:
             if kind != "correct" and texts[0] == value_text(figures[0][0], seed // 7):
                 continue
             if np is None:  # a question that is not 'what is/was ...': state the figure after it
-                sentence = f"Asked \u201c{q['question'].strip()}\u201d, the filing gives {' and '.join(texts)}."
+                asked = q["question"].strip().rstrip("?").strip()
+                sentence = f"In answer to {asked[:1].lower() + asked[1:]}, the figure is {' and '.join(texts)}."
                 spans, at = [], 0
                 for t in texts:
                     at = sentence.index(t, at)
@@ -520,8 +521,9 @@ def _build_app() -> Any:
     return graph.compile()
 
 
-def audit_report(section_id: str, document: str, report: str) -> list[dict[str, Any]]:
-    """Capture one run whose tool returns `document` and whose report is `report`; the audited claims."""
+def audit_report(section_id: str, document: str, report: str, request: str) -> list[dict[str, Any]]:
+    """Capture one run (the user's `request`, a tool returning `document`, the report `report`); the audited
+    claims."""
     global _APP
     from pytest_auditfence import Snapshot
     from pytest_auditfence.audit.cascade import audit_cascade_sync
@@ -530,7 +532,7 @@ def audit_report(section_id: str, document: str, report: str) -> list[dict[str, 
         _APP = _build_app()
     with tempfile.TemporaryDirectory(prefix="auditfence-tatqa-") as tmp:
         snap = Snapshot(Path(tmp) / "trace")
-        _APP.invoke({"messages": [("user", "Write a short note on the figures of this annual-report section.")]},
+        _APP.invoke({"messages": [("user", request)]},
                     config=snap.config(configurable={"document": document, "report": report,
                                                      "section_id": section_id}))
         snap.set_report(report)
@@ -539,6 +541,12 @@ def audit_report(section_id: str, document: str, report: str) -> list[dict[str, 
     return [{"start": c.start, "end": c.end, "verdict": c.verdict.value,
              "hallucination": cascade.policy.is_hallucination(c.verdict), "text": c.claim,
              "notes": c.notes[-2:], "formula": getattr(c, "formula", None)} for c in cascade.claims]
+
+
+def request_of(sec: Section) -> str:
+    """The user's input of the run: the section's questions, as an analyst would be asked them."""
+    asked = "\n".join(f"{i}. {q['question'].strip()}" for i, q in enumerate(sec.questions, 1))
+    return f"Using the annual-report section {sec.uid}, answer these questions in a short note:\n{asked}"
 
 
 def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
@@ -556,7 +564,7 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
             offsets.append(len(report))
             report += it.sentence
         try:
-            claims = audit_report(sec.uid, document, report)
+            claims = audit_report(sec.uid, document, report, request_of(sec))
         except Exception as exc:  # an engine crash is a finding, reported, never hidden
             claims = [{"start": 0, "end": len(report), "verdict": "error", "hallucination": False,
                        "text": report, "notes": [f"{type(exc).__name__}: {exc}"], "formula": None}]

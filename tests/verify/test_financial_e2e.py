@@ -1,0 +1,407 @@
+"""Issue 10 end to end: verdicts on financial tables, scales, units, periods, arithmetic and citations,
+over real captured runs. Each test runs a compiled LangGraph graph (`plan` asks for tools, a `ToolNode`
+runs them, `write` returns the report), captures it with a `Snapshot` and audits the report with the
+cascade, as a user's test would. Every rule has its negative: the wrong column, unit, scale or citation,
+and an invented figure, each flagged and never `verified`.
+
+Tests that fail on today's verifier are `xfail(strict=True)` with what is missing; the rebuild of the
+verifier removes the marker when it makes them pass."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+
+from pytest_auditfence import Snapshot, Verdict
+from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
+from pytest_auditfence.models import ClaimRecord
+
+COVERED = (Verdict.VERIFIED, Verdict.DERIVED)
+
+
+def missing(what: str) -> pytest.MarkDecorator:
+    return pytest.mark.xfail(strict=True, reason=f"issue 10: {what}")
+
+
+# -- the tools: what a filings API, a document store and a web search return ----------------------------
+
+
+@tool
+def get_income_statement(ticker: str) -> str:
+    """Income statement rows of a company's 10-K, as JSON (a list of lists under 'table')."""
+    return json.dumps({
+        "company": "Halvorsen Robotics Inc.", "ticker": ticker, "title": "Consolidated income statement",
+        "units": "USD millions",
+        "table": [["line_item", "FY2021", "FY2022", "FY2023", "FY2024"],
+                  ["Revenue", "1,000", "1,051", "1,102", "1,234"],
+                  ["Cost of revenue", "590", "611", "655", "724"],
+                  ["Net income", "92", "104", "121", "151"],
+                  ["Employees", "4,100", "4,380", "4,610", "4,850"]],
+    })
+
+
+@tool
+def get_segment_data(ticker: str) -> list[dict[str, Any]]:
+    """Segment revenue records (USD millions) for FY2024."""
+    return [{"segment": "Industrial", "revenue_usd_millions": 612, "fiscal_year": 2024},
+            {"segment": "Medical", "revenue_usd_millions": 418, "fiscal_year": 2024},
+            {"segment": "Logistics", "revenue_usd_millions": 204, "fiscal_year": 2024}]
+
+
+@tool
+def get_billing_metrics(ticker: str) -> dict[str, Any]:
+    """Billing revenue and net sales fields of a data API."""
+    return {"ticker": "AAPL", "metric": "Billing", "revenue_usd_millions": 77, "net_sales_musd": "383,285",
+            "fiscal_year": 2023}
+
+
+COMPENSATION_MD = """Table 4. Stock-based compensation expense by line item (in thousands)
+
+| | 2019 | 2018 |
+|---|---|---|
+| Cost of revenue | 212 | 198 |
+| Research and development | 1,140 | 962 |
+| Stock-based compensation | 525 | 480 |
+| Total | 1,877 | 1,640 |
+"""
+
+
+@tool
+def get_note(note: str) -> str:
+    """A note of the annual report, as markdown."""
+    return COMPENSATION_MD
+
+
+PDF_PAGE = """ACME CORP -- ANNUAL REPORT 2019                                                   Page 47
+CONSOLIDATED BALANCE SHEETS
+(In millions)
+
+                                              Years Ended December 31,
+                                              2019            2018
+Current liabilities
+   Accounts payable                           $ 1248          $ 1102
+   Accrued compensation                          361             344
+Total current liabilities                     $ 1609          $ 1446
+Long-term debt                                  2,950           3,100
+"""
+
+
+@tool
+def read_pdf_page(page: int) -> str:
+    """Text of one page of the annual report PDF (a text extraction)."""
+    return PDF_PAGE
+
+
+SEARCH = """Results for "battery storage 2024":
+1. https://energy.example.org/storage-2024
+   Grid storage additions reached 10.3 GW in 2024, led by California and Arizona.
+2. https://news.example.com/sodium-ion
+   Sodium-ion packs cost $87 per kWh in 2024, against $95 per kWh for LFP packs.
+3. https://stats.example.net/capacity
+   Utility-scale battery capacity in the US totalled 26 GW at the end of 2024.
+"""
+
+
+@tool
+def web_search(query: str) -> str:
+    """Search the web; returns a numbered list of URLs with a snippet each."""
+    return SEARCH
+
+
+PAGES = {
+    "https://energy.example.org/storage-2024": "Grid storage additions reached 10.3 GW in 2024. California "
+    "added 4.2 GW of batteries, more than any other state.",
+    "https://news.example.com/sodium-ion": "Sodium-ion packs cost $87 per kWh in 2024, $8 per kWh less than "
+    "LFP packs at $95 per kWh.",
+}
+
+
+@tool
+def fetch(url: str) -> str:
+    """Fetch the text of a web page."""
+    return PAGES[url]
+
+
+PASSAGES = {1: "Profile: The company has operated for twenty years and employs 4,850 people in nine countries.",
+            2: "Dividends: The board raised the dividend for the 65th consecutive year, to $2.41 per share."}
+
+
+@tool
+def fetch_passage(n: int) -> str:
+    """One passage of the company profile (the text only, without a header)."""
+    return PASSAGES[n]
+
+
+TOOLS = [get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
+         fetch, fetch_passage]
+
+
+def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
+    def plan(state: MessagesState) -> dict[str, Any]:
+        tool_calls = [{"name": name, "args": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)]
+        return {"messages": [AIMessage(content="", tool_calls=tool_calls)]}
+
+    def write(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=report)]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("plan", plan)
+    graph.add_node("tools", ToolNode(TOOLS))
+    graph.add_node("write", write)
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "tools")
+    graph.add_edge("tools", "write")
+    graph.add_edge("write", END)
+    return graph.compile()
+
+
+@pytest.fixture
+def audit(tmp_path: Path):
+    """`audit(calls, report) -> Cascade`: one captured run whose tools answer `calls`, audited."""
+    runs = iter(range(1000))
+
+    def run(calls: list[tuple[str, dict[str, Any]]], report: str) -> Cascade:
+        snap = Snapshot(tmp_path / f"trace{next(runs)}")
+        result = _app(calls, report).invoke({"messages": [("user", "Write a research note on the company.")]},
+                                            config=snap.config())
+        assert result["messages"][-1].content == report
+        snap.set_report(report)
+        snap.finalize()
+        return audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+
+    return run
+
+
+def claim_of(cascade: Cascade, fragment: str) -> ClaimRecord:
+    found = [c for c in cascade.claims if fragment in c.claim]
+    assert found, f"no claim holds {fragment!r}: {[c.claim for c in cascade.claims]}"
+    return found[0]
+
+
+def case(calls: list[tuple[str, dict[str, Any]]], sentence: str, figure: str, *, id: str,
+         missing_today: str | None = None) -> Any:
+    """One report sentence over the tools' answers; `missing_today` marks it xfail with what is missing."""
+    marks = [missing(missing_today)] if missing_today else []
+    return pytest.param(calls, sentence, figure, id=id, marks=marks)
+
+
+INCOME = [("get_income_statement", {"ticker": "HALV"})]
+NOTE = [("get_note", {"note": "stock-based compensation"})]
+PDF = [("read_pdf_page", {"page": 47})]
+SEGMENTS = [("get_segment_data", {"ticker": "HALV"})]
+BILLING = [("get_billing_metrics", {"ticker": "AAPL"})]
+WEB = [("web_search", {"query": "battery storage 2024"}),
+       ("fetch", {"url": "https://energy.example.org/storage-2024"}),
+       ("fetch", {"url": "https://news.example.com/sodium-ion"})]
+PROFILE = [("fetch_passage", {"n": 1}), ("fetch_passage", {"n": 2})]
+
+
+
+# -- correct figures: a cell read with its row label, its column (period) and the table's scale; a
+# restatement in another scale with the precision shown; units as dimensions; numbers as words
+
+CORRECT = [
+    case(INCOME, "Revenue was $1,234 million in FY2024.", "$1,234 million", id="json-table-cell",
+         missing_today="a JSON list-of-lists table is captured one value per line; its cells are not read "
+                       "with their row label and column header ('found only away from its subject')"),
+    case(INCOME, "Net income reached $121 million in FY2023.", "$121 million", id="json-table-cell-other-row",
+         missing_today="JSON list-of-lists table cells are not read with row and column"),
+    case(NOTE, "Stock-based compensation was $525 thousand in 2019.", "$525 thousand",
+         id="markdown-caption-in-thousands"),
+    case(NOTE, "Stock-based compensation was $480,000 in 2018.", "$480,000", id="markdown-thousands-written-out"),
+    case(PDF, "Accounts payable were $1,248 million at the end of 2019.", "$1,248 million",
+         id="pdf-page-in-millions",
+         missing_today="a PDF page's '$ 1248' cell under '(In millions)' is not matched to '$1,248 million'"),
+    case(PDF, "Total current liabilities were $1.609 billion in 2019.", "$1.609 billion",
+         id="pdf-page-restated-in-billions",
+         missing_today="a PDF page's cell is not read with the page's scale line '(In millions)'"),
+    case(BILLING, "Billing revenue was $77 million.", "$77 million", id="record-field-named-by-unit"),
+    case(BILLING, "AAPL net sales were $383,285 million in fiscal 2023.", "$383,285 million",
+         id="record-field-musd-with-ticker",
+         missing_today="'net_sales_musd: 383,285' / 'ticker: AAPL' is found 'only away from its subject'"),
+    case(SEGMENTS, "Industrial revenue was $612 million in FY2024.", "$612 million", id="json-records-row"),
+    case(INCOME, "Revenue was $1.234 billion in FY2024.", "$1.234 billion", id="restated-billions-every-digit",
+         missing_today="a table cell in millions is not restated as billions"),
+    case(INCOME, "Revenue was $1.23 billion in FY2024.", "$1.23 billion", id="restated-billions-rounded",
+         missing_today="a table cell in millions is not restated as billions with the precision shown"),
+    case(INCOME, "Revenue was $1,234,000,000 in FY2024.", "$1,234,000,000", id="restated-in-units",
+         missing_today="a table cell in millions is not restated in units"),
+    case(WEB, "Grid storage additions reached 10.3 GW in 2024.", "10.3 GW", id="capacity-in-gw"),
+    case(WEB, "Sodium-ion packs cost $87 per kWh in 2024.", "$87 per kWh", id="price-per-kwh"),
+    case(WEB, "Sodium-ion packs were $8 per kWh cheaper than LFP packs.", "$8 per kWh", id="difference-per-kwh"),
+    case(PROFILE, "The company has operated for 20 years.", "20 years", id="number-written-as-a-word"),
+    case(PROFILE, "The dividend rose for the 65th consecutive year.", "65th", id="ordinal",
+         missing_today="an ordinal ('65th consecutive year') is not read: the claim is unverifiable"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", CORRECT)
+def test_a_correct_figure_is_covered(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert record.verdict in COVERED, (record.verdict, record.notes)
+    assert record.evidence and all(e.node == "tools" for e in record.evidence), record.evidence
+    assert cascade.hallucinations.numerator == 0
+
+
+# -- the negatives: the wrong column, row, unit, scale or precision, and invented figures
+
+WRONG = [
+    case(NOTE, "Stock-based compensation was $480 thousand in 2019.", "$480 thousand", id="markdown-wrong-column",
+         missing_today="the 2018 cell of the row is taken as evidence for a 2019 claim (period not matched)"),
+    case(NOTE, "Stock-based compensation was $525 million in 2019.", "$525 million", id="markdown-wrong-scale"),
+    case(NOTE, "Research and development was $525 thousand in 2019.", "$525 thousand", id="markdown-wrong-row",
+         missing_today="the 'Stock-based compensation' row's 525 backs a 'Research and development' claim "
+                       "(a cell is not matched by its row label)"),
+    case(INCOME, "Revenue was $1,102 million in FY2024.", "$1,102 million", id="json-table-wrong-column"),
+    case(PDF, "Accounts payable were $1,102 million at the end of 2019.", "$1,102 million",
+         id="pdf-page-wrong-column"),
+    case(PDF, "Accounts payable were 1,248 GW at the end of 2019.", "1,248 GW", id="pdf-page-wrong-unit",
+         missing_today="a capacity in GW is verified by a dollar cell (GW is not a unit dimension)"),
+    case(BILLING, "Billing revenue was $77 billion.", "$77 billion", id="record-wrong-scale"),
+    case(BILLING, "AAPL net sales were $383,825 million in fiscal 2023.", "$383,825 million",
+         id="record-digits-swapped"),
+    case(SEGMENTS, "Industrial revenue was $418 million in FY2024.", "$418 million", id="json-records-wrong-row",
+         missing_today="a record's value is evidence for another record's subject (Medical's 418 for Industrial)"),
+    case(INCOME, "Revenue was $1.3 billion in FY2024.", "$1.3 billion", id="restated-beyond-precision"),
+    case(INCOME, "Revenue was $1,234 thousand in FY2024.", "$1,234 thousand", id="restated-wrong-scale"),
+    case(INCOME, "Revenue was $12.34 billion in FY2024.", "$12.34 billion", id="restated-ten-times"),
+    case(WEB, "Sodium-ion packs were $10.3 per kWh cheaper than LFP packs.", "$10.3 per kWh",
+         id="gw-figure-for-a-price-per-kwh",
+         missing_today="'10.3 GW' is evidence for '$10.3 per kWh' (units are not dimensions)"),
+    case(WEB, "Sodium-ion packs cost $78 per kWh in 2024.", "$78 per kWh", id="price-digits-swapped"),
+    case(WEB, "Texas added 4.6 GW of batteries in 2024.", "4.6 GW", id="invented-gw",
+         missing_today="GW is not a unit: an invented '4.6 GW' is unverifiable, never counted"),
+    case(WEB, "California also added 3 MW of rooftop storage.", "3 MW", id="invented-small-figure-with-unit",
+         missing_today="MW is not a unit: an invented small figure with a unit is not checked"),
+    case(PROFILE, "The company has operated for 30 years.", "30 years", id="number-as-word-wrong"),
+    case(PROFILE, "The dividend rose for the 66th consecutive year.", "66th", id="ordinal-wrong",
+         missing_today="an ordinal is not a checked figure: a wrong '66th consecutive year' is unverifiable"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", WRONG)
+def test_a_wrong_figure_is_flagged_never_verified(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes, record.evidence)
+    assert cascade.hallucinations.numerator == 1
+
+
+# -- periods: another period's value of the same subject is what makes a claim contradicted
+
+OTHER_PERIOD = [
+    case(INCOME, "Revenue was $1,102 million in FY2024.", "$1,102 million", id="json-table",
+         missing_today="JSON table cells are not matched by row and period"),
+    case(NOTE, "Stock-based compensation was $480 thousand in 2019.", "$480 thousand", id="markdown",
+         missing_today="the 2018 column's value is evidence, not a contradiction, for a 2019 claim"),
+    case(PDF, "Accounts payable were $1,102 million at the end of 2019.", "$1,102 million", id="pdf-page",
+         missing_today="PDF page columns are not matched by period"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", OTHER_PERIOD)
+def test_another_periods_value_is_contradicted(audit, calls, sentence: str, figure: str) -> None:
+    record = claim_of(audit(calls, sentence), figure)
+    assert record.verdict is Verdict.CONTRADICTED, (record.verdict, record.notes)
+
+
+# -- derived figures: several steps, operands about the claim's subject, the formula recorded
+
+DERIVED = [
+    case(SEGMENTS, "The three segments' revenue totalled $1,234 million in FY2024.", "$1,234 million",
+         id="sum-of-three", missing_today="a sum of three items is not derived"),
+    case(SEGMENTS, "Average segment revenue was $411.3 million in FY2024.", "$411.3 million", id="average",
+         missing_today="an average of three items is not derived"),
+    case(SEGMENTS, "Industrial and Medical together made up 83.5% of FY2024 revenue.", "83.5%",
+         id="ratio-of-a-sum", missing_today="a ratio of a sum is not derived"),
+    case(INCOME, "Revenue grew 12.0% in FY2024.", "12.0%", id="percent-change",
+         missing_today="a percentage change between two JSON table cells is not derived"),
+    case(INCOME, "Revenue grew at a 7.3% CAGR from FY2021 to FY2024.", "7.3%", id="cagr",
+         missing_today="a compound annual growth rate is not derived"),
+    case(INCOME, "Net margin was 12.2% in FY2024.", "12.2%", id="margin",
+         missing_today="a margin from two JSON table cells of one period is not derived"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", DERIVED)
+def test_a_computed_figure_is_derived_with_its_formula(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert record.verdict is Verdict.DERIVED, (record.verdict, record.notes)
+    assert record.formula and record.evidence, record
+    assert cascade.hallucinations.numerator == 0
+
+
+WRONG_DERIVED = [
+    case(SEGMENTS, "The three segments' revenue totalled $1,334 million in FY2024.", "$1,334 million", id="sum"),
+    case(SEGMENTS, "Average segment revenue was $451.3 million in FY2024.", "$451.3 million", id="average"),
+    case(SEGMENTS, "Industrial and Medical together made up 88.5% of FY2024 revenue.", "88.5%",
+         id="ratio-of-a-sum"),
+    case(INCOME, "Revenue grew 14.0% in FY2024.", "14.0%", id="percent-change"),
+    case(INCOME, "Revenue grew at a 9.3% CAGR from FY2021 to FY2024.", "9.3%", id="cagr"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", WRONG_DERIVED)
+def test_a_miscomputed_figure_is_flagged(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
+
+
+@missing("a percentage change written with its formula: the formula's constant 100 is checked as a figure "
+         "('100 found in no source')")
+def test_the_constant_100_of_a_written_formula_is_not_an_atom(audit) -> None:
+    cascade = audit(INCOME, "Revenue grew 12.0% in FY2024, that is (1,234 - 1,102) / 1,102 x 100.")
+    record = claim_of(cascade, "12.0%")
+    assert record.verdict is Verdict.DERIVED, (record.verdict, record.notes)
+    assert not any("100 found" in note for c in cascade.claims for note in c.notes)
+    assert cascade.hallucinations.numerator == 0
+
+
+def test_a_written_formula_with_a_wrong_operand_is_flagged(audit) -> None:
+    cascade = audit(INCOME, "Revenue grew 12.0% in FY2024, that is (1,234 - 1,102) / 1,120 x 100.")
+    assert cascade.hallucinations.numerator >= 1
+
+
+# -- citations: the cited source must hold the figure; a citation resolves to the call that fetched it
+
+
+def test_a_claim_citing_the_page_that_holds_the_figure_is_verified(audit) -> None:
+    record = claim_of(audit(WEB, "Sodium-ion packs cost $87 per kWh (source: https://news.example.com/sodium-ion)."),
+                      "$87 per kWh")
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+    assert not any("resolves to no source" in note for note in record.notes), record.notes
+
+
+@missing("a claim citing a URL is verified although the figure is on another page")
+def test_a_claim_citing_another_page_is_misattributed(audit) -> None:
+    cascade = audit(WEB, "Sodium-ion packs cost $87 per kWh (source: https://energy.example.org/storage-2024).")
+    record = claim_of(cascade, "$87 per kWh")
+    assert record.verdict is Verdict.MISATTRIBUTED, (record.verdict, record.notes)
+    assert cascade.hallucinations.numerator == 1
+
+
+@missing("'passage 2' does not resolve to the fetch_passage(n=2) call by its arguments "
+         "('resolves to no source of this unit')")
+def test_a_passage_cited_by_number_resolves_to_fetch_passage_n(audit) -> None:
+    record = claim_of(audit(PROFILE, "According to passage 2, the dividend is $2.41 per share."), "$2.41")
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+    assert not any("resolves to no source" in note for note in record.notes), record.notes
+    assert {e.file for e in record.evidence} == {"tools/tools/r1.fetch_passage.2.txt"}, record.evidence
+
+
+@missing("'passage 1' does not resolve to fetch_passage(n=1): a figure of passage 2 is verified")
+def test_a_passage_cited_by_the_wrong_number_is_misattributed(audit) -> None:
+    cascade = audit(PROFILE, "According to passage 1, the dividend is $2.41 per share.")
+    record = claim_of(cascade, "$2.41")
+    assert record.verdict is Verdict.MISATTRIBUTED, (record.verdict, record.notes)
+    assert cascade.hallucinations.numerator == 1
