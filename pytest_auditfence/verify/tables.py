@@ -430,7 +430,8 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
             continue
-        row_periods = periods_in(label)
+        # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
+        row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
         row_cue = quantities._field_cue(label) if label else None  # noqa: SLF001 - the parser's own field reading
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(figures) - 1 - n
@@ -441,6 +442,10 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             if column_scale is not None or column_unit is not None:
                 scale = column_scale if column_scale is not None else scale
                 unit = column_unit if column_unit is not None else unit
+            column_cue = quantities._field_cue(columns[-1]) if columns else None  # noqa: SLF001 - 'revenue_usd_millions'
+            if column_cue is not None and not column_cue.date:
+                scale = column_cue.scale if column_cue.scale is not None else scale
+                unit = column_cue.currency or ("%" if column_cue.percent else unit)
             if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
                 scale, unit = None, "%"
             elif except_per_share and _PER_SHARE.search(label):
