@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
@@ -58,6 +59,12 @@ def subject_stem(word: str) -> str:
 
 
 def subject_keys(text: str) -> set[str]:
+    """Stems of the content words of `text` that can name a subject (see `_subject_keys`); a new set."""
+    return set(_subject_keys(text))
+
+
+@lru_cache(maxsize=8192)
+def _subject_keys(text: str) -> frozenset[str]:
     """Stems of the content words of `text` that can name a subject (unit, scale and meta words cannot),
     plus the initials of runs of capitalised words ('Body Mass Index' -> 'bmi'), so an abbreviation in a
     claim finds the spelled-out subject in a source."""
@@ -67,7 +74,7 @@ def subject_keys(text: str) -> set[str]:
         initials = "".join(w[0] for w in run.group().split()).lower()
         for size in range(3, len(initials) + 1):
             keys.update(initials[i:i + size] for i in range(len(initials) - size + 1))
-    return keys
+    return frozenset(keys)
 
 
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){1,3}\b")
@@ -283,18 +290,19 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
+    key = (claim.claim, claim.context, subject, limit)
+    cached = index.memo.get(key)
+    if cached is not None:
+        return cached
     words = content_words(claim.claim + "\n" + (claim.context or ""))
     found: set[tuple[int, int]] = set()
-    for f, fi in enumerate(index.files):
-        if not fi.labels:
-            continue
-        for word in words:
-            for item in fi.words.get(word, ()):
-                label = fi.labels.get(item)
-                if label is not None and (f, item) not in found and cell_backs(subject, label):
-                    found.add((f, item))
+    for word in words:
+        for f, item in index.labelled_with(word):
+            if (f, item) not in found and cell_backs(subject, index.files[f].labels[item]):
+                found.add((f, item))
     ordered = sorted(found)[:limit]
-    return [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
+    result = index.memo[key] = [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
+    return result
 
 
 # Words that make a claimed figure a computation over the cells it names ('the average revenue', 'the change

@@ -9,6 +9,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from math import floor, log10
 from pathlib import Path
 
@@ -135,6 +136,11 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
                      labels=labels, label_at={found[i].start: label for i, label in labels.items()})
 
 
+@lru_cache(maxsize=4096)
+def _label_words(text: str) -> list[str]:
+    return content_words(text)
+
+
 def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
     """A table cell's figure at its table's scale and unit, and (when the scale came from the table, not the
     cell) the bare figure as an alternative reading, both labelled with the cell's row, column and period."""
@@ -145,7 +151,7 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
     if len(read) != 1:
         return
     line = loaded.line_of(cell.start)
-    cell_words = content_words(f"{label.subject_text} {label.column_text} {label.caption}")
+    cell_words = _label_words(f"{label.subject_text} {label.column_text} {label.caption}")
     add(read[0], line, cell_words, False, label)
     if label.scale is not None or label.unit is not None:
         bare = quantities.parse_quantities(text, offset=cell.start, years=False)
@@ -169,6 +175,9 @@ class SourceIndex:
         self.files = files
         self.store = store
         self._names: dict[int, _SourceNames] = {}
+        self._labelled: dict[str, list[tuple[int, int]]] | None = None
+        # results of the stages' searches per claim (subject cells), kept for the index's life (one audit unit)
+        self.memo: dict[object, object] = {}
         self._flat_texts: dict[int, str] = {}
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
         # value: a value lookup stays a few bisections however large the corpus
@@ -207,6 +216,17 @@ class SourceIndex:
 
     def quantity(self, observed: Observed) -> Quantity:
         return self.files[observed.file].quantities[observed.item]
+
+    def labelled_with(self, word: str) -> list[tuple[int, int]]:
+        """(file, item) of the table cells whose label holds `word` (an inverted index built on first use)."""
+        if self._labelled is None:
+            self._labelled = {}
+            for f, fi in enumerate(self.files):
+                for w, items in fi.words.items():
+                    cells = [(f, i) for i in items if i in fi.labels]
+                    if cells:
+                        self._labelled.setdefault(w, []).extend(cells)
+        return self._labelled.get(word, [])
 
     def label(self, observed: Observed) -> CellLabel | None:
         """The table cell an observed figure is, with its row, column and period; None outside tables."""

@@ -260,7 +260,16 @@ def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
         at = m.end() + 1
         if m.end() >= len(line):
             break
-    return cells if len(cells) >= 2 else None
+    if len(cells) < 2:
+        return None
+    for (a, b), (c, d) in zip(cells, cells[1:]):
+        if _SPLIT_NUMBER_HEAD.search(line, a - pos, b - pos) and _SPLIT_NUMBER_TAIL.fullmatch(line, c - pos, d - pos):
+            return None  # 'volume 1,234,567': thousands commas in prose, not fields
+    return cells
+
+
+_SPLIT_NUMBER_HEAD = re.compile(r"(?:^|[^\d,.])\d{1,3}$")
+_SPLIT_NUMBER_TAIL = re.compile(r"\d{3}(?:\.\d+)?")
 
 
 def _csv_grids(text: str) -> list[_Grid]:
