@@ -211,7 +211,10 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         results.extend(_missing_identifiers(claim, index))
 
     if not results:
-        if named_refs and not dangling and cited and not weak:  # a number left unchecked is not backed by a name
+        # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
+        unchecked = [q for q in claim.quantities if is_weak(q) and q not in placed]
+        in_cited = cited and all(any(m.source in cited for m in find_atom(q, index)) for q in unchecked)
+        if named_refs and not dangling and cited and in_cited:
             first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
             results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
         elif dangling:
