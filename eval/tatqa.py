@@ -403,9 +403,11 @@ def _words(text: str) -> set[str]:
 def _other_period(sec: Section, fig: Figure, q: dict[str, Any]) -> Figure | None:
     """The same row's value in another period's column, for a table look-up answer: the row holding the
     answer whose label shares most words with the question, and a column dated with a year the question
-    does not name."""
+    does not name (the question must name its own)."""
     headers = sec.headers
     asked = set(re.findall(r"(?:19|20)\d\d", q["question"]))
+    if not asked:  # a question naming no period has no 'other period'
+        return None
     best: tuple[int, Figure] | None = None
     for row in sec.rows[sec.header_count:]:
         overlap = len(_words(row[0]) & _words(q["question"])) if row else 0
@@ -571,7 +573,7 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
         for it, at in zip(mine, offsets, strict=True):
             lo, hi = at + it.value_spans[0][0], at + it.value_spans[0][1]
             it.claims = [c for c in claims if c["start"] < hi and lo < c["end"]]
-    return [it for it in items]
+    return items
 
 
 def run_tatqa(sections: list[Section], jobs: int) -> list[Item]:

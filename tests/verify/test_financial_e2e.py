@@ -79,6 +79,22 @@ def get_note(note: str) -> str:
     return COMPENSATION_MD
 
 
+FISCAL_MD = """Consolidated statements of operations (in millions, except per share data)
+
+| Years ended | July 29, 2017 | July 30, 2016 |
+|---|---|---|
+| Revenue | 48,005 | 49,247 |
+| Net income | 9,609 | 10,739 |
+| Diluted EPS | 1.90 | 2.11 |
+"""
+
+
+@tool
+def get_statement(company: str) -> str:
+    """A statement of operations, as markdown."""
+    return FISCAL_MD
+
+
 PDF_PAGE = """ACME CORP -- ANNUAL REPORT 2019                                                   Page 47
 CONSOLIDATED BALANCE SHEETS
 (In millions)
@@ -139,7 +155,7 @@ def fetch_passage(n: int) -> str:
     return PASSAGES[n]
 
 
-TOOLS = [get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
+TOOLS = [get_statement, get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
          fetch, fetch_passage]
 
 
@@ -195,6 +211,7 @@ def case(calls: list[tuple[str, dict[str, Any]]], sentence: str, figure: str, *,
 INCOME = [("get_income_statement", {"ticker": "HALV"})]
 NOTE = [("get_note", {"note": "stock-based compensation"})]
 PDF = [("read_pdf_page", {"page": 47})]
+FISCAL = [("get_statement", {"company": "CSCO"})]
 SEGMENTS = [("get_segment_data", {"ticker": "HALV"})]
 BILLING = [("get_billing_metrics", {"ticker": "AAPL"})]
 WEB = [("web_search", {"query": "battery storage 2024"}),
@@ -220,6 +237,10 @@ CORRECT = [
          id="pdf-page-in-millions"),
     case(PDF, "Total current liabilities were $1.609 billion in 2019.", "$1.609 billion",
          id="pdf-page-restated-in-billions"),
+    case(PDF, "Accrued compensation, a current liability, was $361 million in 2019.", "$361 million",
+         id="pdf-page-sub-row-under-section-row"),
+    case(FISCAL, "Fiscal 2017 revenue was $48,005 million.", "$48,005 million", id="fiscal-year-of-a-dated-column"),
+    case(FISCAL, "Diluted EPS was $1.90 in fiscal 2017.", "$1.90", id="per-share-row-keeps-its-scale"),
     case(BILLING, "Billing revenue was $77 million.", "$77 million", id="record-field-named-by-unit"),
     case(BILLING, "AAPL net sales were $383,285 million in fiscal 2023.", "$383,285 million",
          id="record-field-musd-with-ticker"),
@@ -258,6 +279,8 @@ WRONG = [
     case(PDF, "Accounts payable were $1,102 million at the end of 2019.", "$1,102 million",
          id="pdf-page-wrong-column"),
     case(PDF, "Accounts payable were 1,248 GW at the end of 2019.", "1,248 GW", id="pdf-page-wrong-unit"),
+    case(FISCAL, "Fiscal 2017 revenue was $49,247 million.", "$49,247 million", id="fiscal-wrong-column"),
+    case(FISCAL, "Diluted EPS was $1.90 million in fiscal 2017.", "$1.90 million", id="per-share-as-millions"),
     case(BILLING, "Billing revenue was $77 billion.", "$77 billion", id="record-wrong-scale"),
     case(BILLING, "AAPL net sales were $383,825 million in fiscal 2023.", "$383,825 million",
          id="record-digits-swapped"),
@@ -290,6 +313,7 @@ OTHER_PERIOD = [
     case(INCOME, "Revenue was $1,102 million in FY2024.", "$1,102 million", id="json-table"),
     case(NOTE, "Stock-based compensation was $480 thousand in 2019.", "$480 thousand", id="markdown"),
     case(PDF, "Accounts payable were $1,102 million at the end of 2019.", "$1,102 million", id="pdf-page"),
+    case(FISCAL, "Fiscal 2017 revenue was $49,247 million.", "$49,247 million", id="fiscal-year-of-a-dated-column"),
 ]
 
 
