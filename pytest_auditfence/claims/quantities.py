@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from pytest_auditfence.claims import vocabulary
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.models import Quantity
 
@@ -30,68 +31,50 @@ def _require_text(value: object, where: str) -> None:
 # Vocabulary
 # --------------------------------------------------------------------------------------------------
 
-_CURRENCY_SYMBOLS: dict[str, str] = {
-    "$": "USD", "US$": "USD", "U.S.$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD",
-    "HK$": "HKD", "S$": "SGD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY",
-    "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "Rs": "INR", "Rs.": "INR",
+_CURRENCY_SYMBOLS = vocabulary.CURRENCY_SYMBOLS
+_CURRENCY_CODES = vocabulary.CURRENCY_CODES
+_CURRENCY_WORDS = vocabulary.CURRENCY_WORDS
+# after a number: every scale spelling but the caption-only "000s"
+_SCALE_WORDS: dict[str, float] = {w: v for w, v in vocabulary.SCALES.items() if not w.endswith("000s")}
+
+# unit word -> (kind, shown unit, factor to base, system), from the vocabulary's rows
+_UNITS: dict[str, tuple[str, str, float, str]] = {
+    word: (kind, unit, factor, system) for kind, unit, factor, system, words in vocabulary.UNIT_ROWS for word in words
 }
-_CURRENCY_CODES = (
-    "USD", "EUR", "GBP", "JPY", "CHF", "CNY", "RMB", "INR", "AUD", "CAD", "HKD", "SGD", "NZD", "BRL",
-    "KRW", "SEK", "NOK", "DKK", "ZAR", "MXN",
+# shown unit -> (kind, factor, system), for the factor of a parsed quantity
+_SHOWN_UNITS: dict[tuple[str, str], tuple[float, str]] = {
+    (kind, unit): (factor, system) for kind, unit, factor, system, _ in vocabulary.UNIT_ROWS
+}
+_PHYSICAL = vocabulary.PHYSICAL_SYMBOLS
+# symbols whose case tells them apart ('MW' megawatt, 'mW'; 'Mt' megatonne), matched as written
+_CASED_SYMBOLS: dict[str, tuple[str, str, float]] = {
+    **{sym: ("number", sym, factor) for sym, (_, factor) in _PHYSICAL.items()},
+    **{unit: (kind, unit, factor) for kind, unit, factor, _, _ in vocabulary.UNIT_ROWS if unit in ("kt", "Mt", "Gt")},
+}
+_CASED_UNIT = re.compile(
+    r"[ \u00a0\u202f]?(?P<sym>" + "|".join(sorted(map(re.escape, _CASED_SYMBOLS), key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
 )
-# Words after a number; value multiplier in the currency's main unit.
-_CURRENCY_WORDS: dict[str, tuple[str, float]] = {
-    "dollar": ("USD", 1.0), "dollars": ("USD", 1.0), "us dollars": ("USD", 1.0),
-    "u.s. dollars": ("USD", 1.0), "cent": ("USD", 0.01), "cents": ("USD", 0.01), "¢": ("USD", 0.01),
-    "euro": ("EUR", 1.0), "euros": ("EUR", 1.0), "pounds sterling": ("GBP", 1.0),
-    "pence": ("GBP", 0.01), "yen": ("JPY", 1.0), "yuan": ("CNY", 1.0), "renminbi": ("CNY", 1.0),
-    "rupee": ("INR", 1.0), "rupees": ("INR", 1.0), "francs": ("CHF", 1.0),
-}
-_CURRENCY_WORDS.update({code.lower(): (("CNY" if code == "RMB" else code), 1.0) for code in _CURRENCY_CODES})
-
-_SCALE_WORDS: dict[str, float] = {
-    "thousand": 1e3, "thousands": 1e3, "million": 1e6, "millions": 1e6, "billion": 1e9,
-    "billions": 1e9, "trillion": 1e12, "trillions": 1e12, "mn": 1e6, "mln": 1e6, "mm": 1e6,
-    "bn": 1e9, "bln": 1e9, "tn": 1e12, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12,
-}
-
-# unit word -> (kind, shown unit, factor to base, system). Base units: C, km, kg, seconds.
-# `system` tells quantities_match when two shown units are related by a non-decimal conversion.
-_UNITS: dict[str, tuple[str, str, float, str]] = {}
+_PHYSICAL_WORD = re.compile(
+    r"(?a)[ \u00a0\u202f](?P<word>(?i:" + "|".join(sorted(map(re.escape, vocabulary.PHYSICAL_WORDS), key=len, reverse=True))
+    + r"))(?![A-Za-z])"
+)
+# '$10 per kWh', '$139/kWh', '250 Wh/kg': an amount per a unit of something is a compound unit
+_PER_DENOMINATOR = re.compile(
+    r"[ \u00a0]?(?:/|per[ \u00a0])[ \u00a0]?(?P<den>"
+    + "|".join(sorted(map(re.escape, vocabulary.PER_DENOMINATORS), key=len, reverse=True)) + r")(?![A-Za-z0-9_])"
+)
 
 
-def _add_units(kind: str, unit: str, factor: float, system: str, *words: str) -> None:
-    for word in words:
-        _UNITS[word] = (kind, unit, factor, system)
+def physical_dimension(unit: str | None) -> str | None:
+    """The dimension a physical unit symbol measures ('GW' -> 'power', 'Wh/kg' -> 'energy/kg'), or None."""
+    if not unit:
+        return None
+    top, _, per = unit.partition("/")
+    found = _PHYSICAL.get(top)
+    if found is None:
+        return None
+    return found[0] + ("/" + per if per else "")
 
-
-_add_units("length", "km", 1.0, "metric", "km", "kms", "kilometer", "kilometers", "kilometre", "kilometres")
-_add_units("length", "m", 1e-3, "metric", "m", "metre", "metres", "meter", "meters")
-_add_units("length", "cm", 1e-5, "metric", "cm", "centimeter", "centimeters", "centimetre", "centimetres")
-_add_units("length", "mm", 1e-6, "metric", "mm", "millimeter", "millimeters", "millimetre", "millimetres")
-_add_units("length", "mi", 1.609344, "imperial", "mi", "mile", "miles")
-_add_units("length", "ft", 0.0003048, "imperial", "ft", "foot", "feet")
-_add_units("length", "in", 0.0000254, "imperial", "inch", "inches")
-_add_units("length", "yd", 0.0009144, "imperial", "yd", "yds", "yard", "yards")
-_add_units("mass", "kg", 1.0, "metric", "kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")
-_add_units("mass", "g", 1e-3, "metric", "g", "gram", "grams", "gm")
-_add_units("mass", "mg", 1e-6, "metric", "mg", "milligram", "milligrams")
-_add_units("mass", "t", 1e3, "metric", "tonne", "tonnes", "metric ton", "metric tons")
-_add_units("mass", "lb", 0.45359237, "imperial", "lb", "lbs", "pound", "pounds")
-_add_units("mass", "oz", 0.028349523125, "imperial", "oz", "ounce", "ounces")
-_add_units("duration", "s", 1.0, "decimal-time", "s", "sec", "secs", "second", "seconds")
-_add_units("duration", "min", 60.0, "decimal-time", "min", "mins", "minute", "minutes")
-_add_units("duration", "h", 3600.0, "decimal-time", "h", "hr", "hrs", "hour", "hours")
-_add_units("duration", "d", 86400.0, "decimal-time", "day", "days")
-_add_units("duration", "wk", 604800.0, "decimal-time", "week", "weeks", "wk", "wks")
-# Months and years are not whole numbers of days: comparing them with days is a conversion.
-_add_units("duration", "mo", 2629746.0, "calendar", "month", "months")
-_add_units("duration", "yr", 31556952.0, "calendar", "year", "years", "yr", "yrs")
-# Speeds and pressures are told apart by their unit only (no conversion is plain enough to apply): a bare
-# number with the unit written, so '50 psi' matches '50psi' and '60 mph' matches '60 miles per hour'.
-_add_units("number", "mph", 1.0, "decimal", "mph", "miles per hour", "mile per hour", "miles an hour")
-_add_units("number", "km/h", 1.0, "decimal", "km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour")
-_add_units("number", "psi", 1.0, "decimal", "psi")
 
 def unit_of_word(word: str) -> tuple[str, str] | None:
     """(kind, shown unit) a unit word stands for ('hours' -> ('duration', 'h')), or None."""
@@ -170,12 +153,12 @@ _PREFIX = re.compile(
 )
 _SP = r"[ \u00a0\u202f]?"
 _PERCENT = re.compile(
-    _SP + r"(?:(?P<pp>(?i:percentage[ -]points?|per[ ]?cent(?:age)?[ -]points?|pp|ppts?)\b)"
+    r"(?a)" + _SP + r"(?:(?P<pp>(?i:percentage[ -]points?|per[ ]?cent(?:age)?[ -]points?|pp|ppts?)\b)"
     r"|(?P<pct>%|(?i:per[ ]?cent(?:age)?|pct)\b)|(?P<bps>(?i:bps|bp|basis[ -]points?)\b))"
 )
 _RATIO = re.compile(r"(?P<x>x\b|×)|[ \u00a0](?P<times>times\b)")
 _TEMPERATURE = re.compile(
-    _SP + r"(?:[°º˚][ ]?(?P<deg>[FC])\b|(?i:degrees?|deg\.?)[ ]?(?P<deg2>F|C|(?i:fahrenheit|celsius|centigrade))\b"
+    r"(?a)" + _SP + r"(?:[°º˚][ ]?(?P<deg>[FC])\b|(?i:degrees?|deg\.?)[ ]?(?P<deg2>F|C|(?i:fahrenheit|celsius|centigrade))\b"
     r"|(?P<word>(?i:fahrenheit|celsius|centigrade))\b|(?P<bare>[°º˚]))"
 )
 # '325A°', '350Â°': a degree sign whose UTF-8 bytes were read as Latin-1 (common in scraped web text)
@@ -187,10 +170,10 @@ _CLOCK_DURATION = re.compile(r":(?P<min>\d{1,2})[ \u00a0]?(?:hours?|hrs?)\b"
 )
 _TEMPERATURE_ATTACHED = re.compile(r"(?P<deg>[FC])\b")
 _SCALE = re.compile(
-    _SP + r"(?P<word>(?i:thousands?|millions?|billions?|trillions?|mn|mln|mm|bn|bln|tn)\b|[kKmMbBtT]\b)"
+    r"(?a)" + _SP + r"(?P<word>(?i:thousands?|millions?|billions?|trillions?|mn|mln|mm|bn|bln|tn)\b|[kKmMbBtT]\b)"
 )
 _UNIT_WORD = re.compile(
-    r"(?P<gap>[ \u00a0\u202f]|-)?(?P<word>(?i:"
+    r"(?a)(?P<gap>[ \u00a0\u202f]|-)?(?P<word>(?i:"
     + "|".join(sorted((re.escape(w) for w in [*_UNITS, *_CURRENCY_WORDS]), key=len, reverse=True))
     + r"))(?![\w])"
 )
@@ -245,13 +228,25 @@ class _Suffix:
 
 
 def _unit_suffix(text: str, pos: int, currency: str | None) -> _Suffix | None:
-    """A unit or currency word right after `pos` ("5 km", "24-hour", "5 million dollars")."""
+    """A unit or currency word right after `pos` ("5 km", "24-hour", "5 million dollars", "4.6 GW")."""
+    if currency is None:
+        m = _CASED_UNIT.match(text, pos)
+        if m is not None:
+            kind, unit, factor = _CASED_SYMBOLS[m.group("sym")]
+            return _Suffix(m.end(), kind, unit, factor)
+        m = _PHYSICAL_WORD.match(text, pos)
+        if m is not None:
+            symbol = vocabulary.PHYSICAL_WORDS.get(m.group("word").lower())
+            if symbol is not None:
+                return _Suffix(m.end(), "number", symbol, _PHYSICAL[symbol][1])
     m = _UNIT_WORD.match(text, pos)
     if m is None:
         return None
     word = m.group("word")
     key = word.lower()
     if m.group("gap") == "-" and key in _CURRENCY_WORDS:
+        return None
+    if key not in _CURRENCY_WORDS and key not in _UNITS:
         return None
     if key in _CURRENCY_WORDS:
         code, factor = _CURRENCY_WORDS[key]
@@ -297,9 +292,9 @@ def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
         if word == "mm" and currency is None:
             accepted = False  # millimetres, not millions, outside money
         if accepted:
-            scale = _SCALE_WORDS[word.lower()]
+            scale = _SCALE_WORDS.get(word.lower(), 1.0)
             after = _unit_suffix(text, m.end(), currency)
-            if after is not None and after.kind in ("currency", "length", "mass"):
+            if after is not None and (after.kind in ("currency", "length", "mass") or after.unit in _PHYSICAL):
                 return _Suffix(after.end, after.kind, after.unit, after.factor, scale=scale)
             return _Suffix(m.end(), "currency" if currency else "number", currency, scale=scale)
     after = _unit_suffix(text, pos, currency)
@@ -599,7 +594,13 @@ class _Parser:
             if behind.end > em.end() and (behind.kind != "currency" or behind.scale is not None or currency is None):
                 suffix = behind
         end = suffix.end
-        if suffix.kind in ("length", "mass", "duration"):
+        if suffix.kind == "currency" or suffix.unit in _PHYSICAL:
+            per = _PER_DENOMINATOR.match(text, end)
+            if per is not None:
+                suffix = _Suffix(per.end(), suffix.kind, f"{suffix.unit or currency or 'USD'}/{per.group('den')}",
+                                 suffix.factor, scale=suffix.scale)
+                end = suffix.end
+        elif suffix.kind in ("length", "mass", "duration"):
             per = _PER_UNIT.match(text, end)
             if per is not None:
                 unit_text = text[num_end:per.end()].strip().lower()
@@ -633,6 +634,8 @@ class _Parser:
             unit = "USD"
         scale_value = scale if scale is not None else 1.0
         factor = suffix.factor * (0.01 if kind == "bps" and suffix.factor == 1.0 else 1.0)
+        if suffix.unit is None and unit in _PHYSICAL:
+            factor *= _PHYSICAL[unit][1]  # a bare cell under a 'GW' header
         value = value_num * scale_value * factor
         if negative:
             value = -value
@@ -660,6 +663,8 @@ class _Parser:
             return "currency", ctx
         if ctx and ctx.lower() in _UNITS:
             return _UNITS[ctx.lower()][0], _UNITS[ctx.lower()][1]
+        if ctx in _PHYSICAL:
+            return "number", ctx
         return "number", None
 
     def _range(self, first: Quantity, second: Quantity) -> tuple[Quantity, Quantity]:
@@ -689,7 +694,7 @@ def _named_unit(q: Quantity) -> bool:
     return q.kind == "number" and q.unit not in (None, "°", "x")
 
 
-_BETWEEN = re.compile(r"(?i)\bbetween\s+$")
+_BETWEEN = re.compile(r"(?ai)\bbetween\s+$")
 
 
 def _between_and(text: str, first: Quantity, second: Quantity, offset: int) -> bool:
@@ -705,10 +710,12 @@ def _unit_factor(q: Quantity) -> float:
         return 5.0 / 9.0 if q.unit == "F" else 1.0
     if q.kind == "bps":
         return 0.01
-    for kind, unit, factor, _ in _UNITS.values():
-        if kind == q.kind and unit == q.unit:
-            return factor
-    return 1.0
+    if q.kind == "number" and q.unit:
+        physical = _PHYSICAL.get(q.unit.partition("/")[0])
+        if physical is not None:
+            return physical[1]
+    found = _SHOWN_UNITS.get((q.kind, q.unit or ""))
+    return found[0] if found else 1.0
 
 
 def _unit_offset(q: Quantity) -> float:
@@ -762,22 +769,18 @@ def _cur(name: str) -> str:
 
 _SCALE_CONTEXT = [
     # "(in millions)", "in $ billions", "(in thousands of dollars, except per share data)", "$ in millions"
-    re.compile(rf"(?i)(?:{_cur('cur1')}\s*)?\bin\s+(?:{_cur('cur2')}\s*)?{_CTX_SCALE}\b(?:\s+of\s+{_cur('cur3')})?"),
+    re.compile(rf"(?ai)(?:{_cur('cur1')}\s*)?\bin\s+(?:{_cur('cur2')}\s*)?{_CTX_SCALE}\b(?:\s+of\s+{_cur('cur3')})?"),
     # "(USD m)", "($M)", "(€ millions)", "(USD thousands)", "(millions of dollars)"
-    re.compile(rf"(?i)\(\s*{_cur('cur1')}\s*{_CTX_SCALE}\s*\)"),
-    re.compile(rf"(?i)\(\s*{_CTX_SCALE}(?:\s+of\s+{_cur('cur1')})?\s*\)"),
-    re.compile(rf"(?i)(?<![\w$]){_cur('cur1')}\s?{_CTX_SCALE}\b(?!\s*\d)"),
-    re.compile(rf"(?i)\b{_cur('cur1')}\s+in\s+{_CTX_SCALE}\b"),
+    re.compile(rf"(?ai)\(\s*{_cur('cur1')}\s*{_CTX_SCALE}\s*\)"),
+    re.compile(rf"(?ai)\(\s*{_CTX_SCALE}(?:\s+of\s+{_cur('cur1')})?\s*\)"),
+    re.compile(rf"(?ai)(?<![\w$]){_cur('cur1')}\s?{_CTX_SCALE}\b(?!\s*\d)"),
+    re.compile(rf"(?ai)\b{_cur('cur1')}\s+in\s+{_CTX_SCALE}\b"),
 ]
-_PERCENT_CONTEXT = re.compile(r"(?i)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|\bbps\b|\(\s*x\s*\)")
-_BARE_CURRENCY = re.compile(rf"(?i)\(\s*{_cur('cur1')}\s*\)")
-_ANY_CURRENCY = re.compile(rf"(?i)(?<![\w]){_cur('cur1')}(?![\w])")
-_SCALE_CTX_VALUES = {
-    "thousands": 1e3, "thousand": 1e3, "000s": 1e3, "'000s": 1e3, "k": 1e3, "millions": 1e6,
-    "million": 1e6, "mm": 1e6, "mn": 1e6, "mln": 1e6, "m": 1e6, "billions": 1e9, "billion": 1e9,
-    "bn": 1e9, "bln": 1e9, "b": 1e9, "trillions": 1e12, "trillion": 1e12, "tn": 1e12, "t": 1e12,
-}
-_CUR_CTX_VALUES = {"dollars": "USD", "euros": "EUR", "pounds": "GBP", "us$": "USD", "rmb": "CNY"}
+_PERCENT_CONTEXT = re.compile(r"(?ai)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|\bbps\b|\(\s*x\s*\)")
+_BARE_CURRENCY = re.compile(rf"(?ai)\(\s*{_cur('cur1')}\s*\)")
+_ANY_CURRENCY = re.compile(rf"(?ai)(?<![\w]){_cur('cur1')}(?![\w])")
+_SCALE_CTX_VALUES = vocabulary.SCALES
+_CUR_CTX_VALUES = vocabulary.CURRENCY_NAMES
 
 
 def detect_scale_context(text: str) -> tuple[float | None, str | None]:
@@ -791,7 +794,9 @@ def detect_scale_context(text: str) -> tuple[float | None, str | None]:
         m = pattern.search(text)
         if m is None:
             continue
-        scale = _SCALE_CTX_VALUES[m.group("scale").lower()]
+        scale = _SCALE_CTX_VALUES.get(m.group("scale").lower())
+        if scale is None:
+            continue
         token = next((v for k, v in m.groupdict().items() if k.startswith("cur") and v), None)
         if token is None:
             # "Revenue, $ (in millions)": the symbol may sit outside the matched phrase
@@ -835,10 +840,8 @@ _FAMILY = {
 def _system(q: Quantity) -> str:
     if q.kind == "temperature":
         return q.unit or "C"
-    for kind, unit, _, system in _UNITS.values():
-        if kind == q.kind and unit == q.unit:
-            return system
-    return "decimal"
+    found = _SHOWN_UNITS.get((q.kind, q.unit or ""))
+    return found[1] if found else "decimal"
 
 
 def _compatible(claimed: Quantity, observed: Quantity) -> bool:
@@ -849,7 +852,11 @@ def _compatible(claimed: Quantity, observed: Quantity) -> bool:
     if claimed.kind == "currency" and observed.kind == "currency":
         return claimed.unit == observed.unit
     if claimed.kind == "number" and observed.kind == "number":
-        return claimed.unit == observed.unit or claimed.unit is None or observed.unit is None
+        if claimed.unit is None or observed.unit is None or claimed.unit == observed.unit:
+            return True
+        # 4.6 GW and 4,600 MW are one figure; GW and GWh, or a unit and another unit, are not
+        dimension = physical_dimension(claimed.unit)
+        return dimension is not None and dimension == physical_dimension(observed.unit)
     # money family: a bare number may stand for an amount whose symbol the source dropped ("1,234"
     # under "(in millions)"), but a unit-bearing number never matches money
     if _FAMILY[claimed.kind] == "money":
@@ -857,6 +864,11 @@ def _compatible(claimed: Quantity, observed: Quantity) -> bool:
             observed.kind == "number" and observed.unit is None
         )
     return True
+
+
+def comparable(claimed: Quantity, observed: Quantity) -> bool:
+    """Are the two of one dimension, so that one may back or contradict the other (whatever their values)?"""
+    return _compatible(claimed, observed)
 
 
 def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
@@ -932,15 +944,20 @@ _KEY_VALUE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<key>[A-Za-z_][^:\n|]{0,79}?)
 _NUMERIC_FIELD = re.compile(r"[(\-−+]?(?:[$€£¥]|US\$)?[ ]?\d[\d,]*(?:\.\d+)?[)]?[ ]?%?")
 _KEY_SPLIT = re.compile(r"[^a-z0-9%]+")
 _PERCENT_TOKENS = frozenset({"%", "pct", "percent", "percentage", "percentages", "pcnt", "perc"})
-_SCALE_TOKENS = {
-    "thousands": 1e3, "thousand": 1e3, "000s": 1e3, "millions": 1e6, "million": 1e6, "mn": 1e6, "mln": 1e6,
-    "billions": 1e9, "billion": 1e9, "bn": 1e9, "bln": 1e9, "trillions": 1e12, "trillion": 1e12,
-}
+# a field name's scale token: whole words only ("revenue_usd_millions"; no lone letters, no "mm")
+_SCALE_TOKENS = {w: v for w, v in vocabulary.SCALES.items() if w not in vocabulary.SCALE_LETTERS and w not in ("mm", "'000s")}
 _DATE_TOKENS = frozenset(
     {"year", "years", "yr", "date", "dates", "period", "fy", "as", "asof", "quarter", "month", "day", "founded",
      "established", "born", "since", "time", "timestamp", "updated", "published", "vintage", "season"}
 )
-_PER_SHARE_KEY = re.compile(r"(?i)\beps\b|(?:^|_)eps(?:_|$)|per[ _-]?share|per[ _-]?unit|dividend")
+_PER_SHARE_KEY = re.compile(r"(?ai)\beps\b|(?:^|_)eps(?:_|$)|per[ _-]?share|per[ _-]?unit|dividend")
+
+
+_SCALE_ABBREVIATIONS = sorted((w for w in vocabulary.SCALES if len(w) <= 3 and w.isalpha()), key=len, reverse=True)
+_CODES = "|".join(code.lower() for code in vocabulary.CURRENCY_CODES)
+_SCALED_CODE = re.compile(
+    rf"(?P<pre>{'|'.join(_SCALE_ABBREVIATIONS)})(?P<code1>{_CODES})|(?P<code2>{_CODES})(?P<post>{'|'.join(_SCALE_ABBREVIATIONS)})"
+)
 
 
 def _field_cue(name: str) -> _Cue:
@@ -951,6 +968,13 @@ def _field_cue(name: str) -> _Cue:
         return _Cue(percent=True)
     scale = next((_SCALE_TOKENS[t] for t in tokens if t in _SCALE_TOKENS), None)
     currency = next((("CNY" if t == "rmb" else t.upper()) for t in tokens if t.upper() in _CURRENCY_CODES), None)
+    for token in tokens:  # 'net_sales_musd', 'capex_usdm', 'revenue_bneur': a scale letter glued to a code
+        glued = _SCALED_CODE.fullmatch(token)
+        if glued is not None:
+            letters = glued.group("pre") or glued.group("post")
+            scale = scale if scale is not None else vocabulary.SCALES[letters]
+            code = (glued.group("code1") or glued.group("code2")).upper()
+            currency = currency or vocabulary.CODE_ALIASES.get(code, code)
     if currency is None and "$" in name:
         currency = "USD"
     if scale is None:
@@ -1152,7 +1176,7 @@ def _scan_field(
             yield ScannedQuantity(line_no, alt, alternative=True)
 
 
-_CAPTION = re.compile(r"(?i)^\s*[(*_]*\s*(?:[$€£]|usd|eur|gbp)?\s*in\b|\((?:in\s|[$€£]|usd|eur)|^\W*(?:dollars|amounts)\s+in\b")
+_CAPTION = re.compile(r"(?ai)^\s*[(*_]*\s*(?:[$€£]|usd|eur|gbp)?\s*in\b|\((?:in\s|[$€£]|usd|eur)|^\W*(?:dollars|amounts)\s+in\b")
 
 
 def _table_state(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.claims.quantities import (
@@ -467,3 +469,64 @@ def test_a_fraction_character_alone_carries_its_unit():
     # without a unit it is prose, not a quantity; with a whole number it belongs to that number
     assert parse_quantities("Give ½ of it to your neighbour.") == []
     assert [q.text for q in parse_quantities("a board 59½ inches long")] == ["59½ inches"]
+
+
+# -- units are dimensions (issue 10) -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "value"),
+    [
+        ("Texas added 4.6 GW", "GW", 4.6e9),
+        ("a 4,600 MW build-out", "MW", 4.6e9),
+        ("output of 3.2 terawatt-hours", "TWh", 3.2e12),
+        ("a 250 kWh pack", "kWh", 2.5e5),
+        ("2 million barrels a day", "bbl", 2e6),
+        ("cells at 250 Wh/kg", "Wh/kg", 250.0),
+    ],
+)
+def test_physical_units_with_si_prefixes_are_read_in_their_base_unit(text, unit, value):
+    q = one(text)
+    assert (q.kind, q.unit) == ("number", unit)
+    assert math.isclose(q.value, value)
+
+
+def test_a_figure_matches_only_a_figure_of_the_same_dimension():
+    assert quantities_match(one("4.6 GW"), one("4,600 MW"))  # one figure in two prefixes
+    assert quantities_match(one("4.6 GW"), one("4,612 MW"))  # rounded as shown
+    assert not quantities_match(one("4.6 GW"), one("4.6 GWh"))  # power is no energy
+    assert not quantities_match(one("4.6 GW"), one("4.6 kg"))
+    # the fabrication of issue 10: a price per kWh is no capacity and no plain amount
+    per_kwh = one("Sodium-ion packs were $10 per kWh cheaper")
+    assert (per_kwh.kind, per_kwh.unit, per_kwh.text) == ("currency", "USD/kWh", "$10 per kWh")
+    assert not quantities_match(per_kwh, one("storage additions reached 10.3 GW"))
+    assert not quantities_match(per_kwh, one("a $10 fee"))
+    assert quantities_match(per_kwh, one("$10/kWh"))
+
+
+def test_case_tells_prefixes_apart():
+    assert one("5 MW").unit == "MW"
+    assert one("12 Mt of CO2").unit == "Mt" and one("12 Mt of CO2").kind == "mass"
+    assert parse_quantities("5 mw") == [] or one("5 mw").unit != "MW"
+
+
+@pytest.mark.parametrize("text", ["5ſ", "5 thouſand", "5 \u212a", "3 ſeconds", "$5 \u212an", "İ5 İn", "5 (in thouſands)"])
+def test_unicode_that_case_folds_onto_a_unit_letter_never_raises(text):
+    # 'ſ' (long s) folds to 's' and the Kelvin sign to 'k' under a Unicode-insensitive match; the lookup of
+    # the matched word then failed with KeyError (issue 10)
+    for q in parse_quantities(text, words=True):
+        assert text[q.start:q.end] == q.text
+    detect_scale_context(text)
+    QuantityScanner().scan(text)
+
+
+_FOLDING = st.sampled_from(["ſ", "\u212a", "İ", "ı", "ß", "ﬀ", "K", "s", "k", " ", "5", "1,234", "$", "(in ", ")", "|"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(_FOLDING, st.text(max_size=2)), max_size=30).map("".join))
+def test_parsers_never_raise_on_case_folding_characters(text):
+    for q in parse_quantities(text, words=True):
+        assert text[q.start:q.end] == q.text
+    detect_scale_context(text)
+    QuantityScanner().scan(text)

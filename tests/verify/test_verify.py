@@ -125,7 +125,7 @@ def test_figure_found_nowhere_and_subject_absent_is_unsupported(unit):
 def test_percent_change_is_derived_with_its_formula(unit):
     result = check(unit, "Revenue grew 18.6% year over year.")
     assert result.verdict is Verdict.DERIVED
-    assert result.formula == "(96,995 - 81,797) / 81,797 = 18.6%"
+    assert result.formula == "(96,995 - 81,797) / 81,797 × 100 = 18.6%"
     assert [e.line for e in result.evidence] == [7]
 
 

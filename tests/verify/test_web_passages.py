@@ -82,7 +82,7 @@ def test_a_small_number_whose_unit_follows_a_word_later(unit):
 def test_a_ratio_whose_operands_the_rest_of_the_claim_names_is_derived(unit):
     result = unit.check("Net margin was 12.2%, net income divided by revenue.")
     assert result.verdict is Verdict.DERIVED
-    assert result.formula == "$151 million / $1,234 million = 12.2%"
+    assert result.formula == "$151 million / $1,234 million × 100 = 12.2%"
     assert {e.node for e in result.evidence} == {"research"}
     # a fabricated margin is not derived from the same lines
     assert unit.check("Net margin was 14.5%, net income divided by revenue.").verdict is Verdict.UNSUPPORTED

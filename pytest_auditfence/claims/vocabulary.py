@@ -1,0 +1,158 @@
+"""The one vocabulary of the parser and the verifier, as data: currencies, scale words, units (with their
+dimension and factor to the base unit), SI prefixes, financial line items and their synonyms, period words.
+
+A new unit, scale word or line-item synonym is a row here; no other module lists them.
+"""
+
+from __future__ import annotations
+
+# -- currencies --------------------------------------------------------------------------------------------
+
+CURRENCY_SYMBOLS: dict[str, str] = {
+    "$": "USD", "US$": "USD", "U.S.$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD",
+    "HK$": "HKD", "S$": "SGD", "NZ$": "NZD", "R$": "BRL", "€": "EUR", "£": "GBP", "¥": "JPY",
+    "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY", "Rs": "INR", "Rs.": "INR",
+}
+CURRENCY_CODES: tuple[str, ...] = (
+    "USD", "EUR", "GBP", "JPY", "CHF", "CNY", "RMB", "INR", "AUD", "CAD", "HKD", "SGD", "NZD", "BRL",
+    "KRW", "SEK", "NOK", "DKK", "ZAR", "MXN",
+)
+# the code a currency code stands for where two codes name one currency
+CODE_ALIASES: dict[str, str] = {"RMB": "CNY"}
+# Words after a number: (currency, value multiplier in the currency's main unit).
+CURRENCY_WORDS: dict[str, tuple[str, float]] = {
+    "dollar": ("USD", 1.0), "dollars": ("USD", 1.0), "us dollars": ("USD", 1.0),
+    "u.s. dollars": ("USD", 1.0), "cent": ("USD", 0.01), "cents": ("USD", 0.01), "¢": ("USD", 0.01),
+    "euro": ("EUR", 1.0), "euros": ("EUR", 1.0), "pounds sterling": ("GBP", 1.0),
+    "pence": ("GBP", 0.01), "yen": ("JPY", 1.0), "yuan": ("CNY", 1.0), "renminbi": ("CNY", 1.0),
+    "rupee": ("INR", 1.0), "rupees": ("INR", 1.0), "francs": ("CHF", 1.0),
+    **{code.lower(): (CODE_ALIASES.get(code, code), 1.0) for code in CURRENCY_CODES},
+}
+# Currency names a caption or header may use ("(millions of dollars)", "(in euros)").
+CURRENCY_NAMES: dict[str, str] = {"dollars": "USD", "euros": "EUR", "pounds": "GBP", "us$": "USD", "rmb": "CNY"}
+
+# -- scales -----------------------------------------------------------------------------------------------
+
+# Every spelling of a scale, lower-case, and its multiplier. Which spellings a context accepts (a lone
+# letter only right after a number, '000s only in a caption) is the reader's rule, not a second list.
+SCALES: dict[str, float] = {
+    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "000s": 1e3, "'000s": 1e3,
+    "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "mm": 1e6, "m": 1e6,
+    "billion": 1e9, "billions": 1e9, "bn": 1e9, "bln": 1e9, "b": 1e9,
+    "trillion": 1e12, "trillions": 1e12, "tn": 1e12, "t": 1e12,
+}
+SCALE_LETTERS = frozenset({"k", "m", "b", "t"})
+
+# -- units ------------------------------------------------------------------------------------------------
+
+# (kind, shown unit, factor to the base unit, system, spellings). Base units: C, km, kg, seconds. `system`
+# tells two shown units related by a non-decimal conversion (their roundings add up when compared).
+UNIT_ROWS: tuple[tuple[str, str, float, str, tuple[str, ...]], ...] = (
+    ("length", "km", 1.0, "metric", ("km", "kms", "kilometer", "kilometers", "kilometre", "kilometres")),
+    ("length", "m", 1e-3, "metric", ("m", "metre", "metres", "meter", "meters")),
+    ("length", "cm", 1e-5, "metric", ("cm", "centimeter", "centimeters", "centimetre", "centimetres")),
+    ("length", "mm", 1e-6, "metric", ("mm", "millimeter", "millimeters", "millimetre", "millimetres")),
+    ("length", "mi", 1.609344, "imperial", ("mi", "mile", "miles")),
+    ("length", "ft", 0.0003048, "imperial", ("ft", "foot", "feet")),
+    ("length", "in", 0.0000254, "imperial", ("inch", "inches")),
+    ("length", "yd", 0.0009144, "imperial", ("yd", "yds", "yard", "yards")),
+    ("mass", "kg", 1.0, "metric", ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos")),
+    ("mass", "g", 1e-3, "metric", ("g", "gram", "grams", "gm")),
+    ("mass", "mg", 1e-6, "metric", ("mg", "milligram", "milligrams")),
+    ("mass", "t", 1e3, "metric", ("tonne", "tonnes", "metric ton", "metric tons")),
+    ("mass", "kt", 1e6, "metric", ("kilotonne", "kilotonnes", "kilotons")),
+    ("mass", "Mt", 1e9, "metric", ("megatonne", "megatonnes", "megatons")),
+    ("mass", "Gt", 1e12, "metric", ("gigatonne", "gigatonnes", "gigatons")),
+    ("mass", "lb", 0.45359237, "imperial", ("lb", "lbs", "pound", "pounds")),
+    ("mass", "oz", 0.028349523125, "imperial", ("oz", "ounce", "ounces")),
+    ("duration", "s", 1.0, "decimal-time", ("s", "sec", "secs", "second", "seconds")),
+    ("duration", "min", 60.0, "decimal-time", ("min", "mins", "minute", "minutes")),
+    ("duration", "h", 3600.0, "decimal-time", ("h", "hr", "hrs", "hour", "hours")),
+    ("duration", "d", 86400.0, "decimal-time", ("day", "days")),
+    ("duration", "wk", 604800.0, "decimal-time", ("week", "weeks", "wk", "wks")),
+    # months and years are not whole numbers of days: comparing them with days is a conversion
+    ("duration", "mo", 2629746.0, "calendar", ("month", "months")),
+    ("duration", "yr", 31556952.0, "calendar", ("year", "years", "yr", "yrs")),
+    # speeds and pressures are told apart by their unit only: '50 psi' matches '50psi'
+    ("number", "mph", 1.0, "decimal", ("mph", "miles per hour", "mile per hour", "miles an hour")),
+    ("number", "km/h", 1.0, "decimal", ("km/h", "kph", "kmh", "kilometers per hour", "kilometres per hour")),
+    ("number", "psi", 1.0, "decimal", ("psi",)),
+)
+
+# Physical dimensions read as `number` quantities whose unit is the symbol as shown ('GW') and whose value is
+# in the dimension's base unit (W): 4.6 GW and 4,600 MW are one figure; 4.6 GW is never 4.6 GWh.
+# symbol (case as written) -> (dimension, factor to the base unit)
+SI_PREFIXES: dict[str, float] = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+PHYSICAL_BASES: dict[str, str] = {"W": "power", "Wh": "energy", "J": "energy-joule", "VA": "apparent-power"}
+PHYSICAL_SYMBOLS: dict[str, tuple[str, float]] = {
+    **{p + base: (dimension, factor) for base, dimension in PHYSICAL_BASES.items() for p, factor in SI_PREFIXES.items()},
+    "MWp": ("power-peak", 1e6), "GWp": ("power-peak", 1e9), "kWp": ("power-peak", 1e3),
+    "L": ("volume", 1.0), "ML": ("volume", 1e6), "GL": ("volume", 1e9),
+    "bbl": ("volume-oil", 1.0), "boe": ("oil-equivalent", 1.0), "mmbbl": ("volume-oil", 1e6),
+    "m³": ("volume-m3", 1.0), "m3": ("volume-m3", 1.0),
+    "tCO2e": ("emissions", 1.0), "MtCO2e": ("emissions", 1e6),
+}
+# Spelled-out physical units, matched without regard to case.
+PHYSICAL_WORDS: dict[str, str] = {
+    "watt": "W", "watts": "W", "kilowatt": "kW", "kilowatts": "kW", "megawatt": "MW", "megawatts": "MW",
+    "gigawatt": "GW", "gigawatts": "GW", "terawatt": "TW", "terawatts": "TW",
+    "watt-hours": "Wh", "kilowatt-hours": "kWh", "kilowatt hours": "kWh", "kilowatt-hour": "kWh",
+    "megawatt-hours": "MWh", "megawatt hours": "MWh", "megawatt-hour": "MWh",
+    "gigawatt-hours": "GWh", "gigawatt hours": "GWh", "gigawatt-hour": "GWh",
+    "terawatt-hours": "TWh", "terawatt hours": "TWh", "terawatt-hour": "TWh",
+    "litre": "L", "litres": "L", "liter": "L", "liters": "L", "barrel": "bbl", "barrels": "bbl",
+    "cubic meters": "m³", "cubic metres": "m³",
+}
+
+# Dimensions of compound units: what an amount is divided by ('$ per kWh', 'Wh/kg'). An amount per such
+# a unit is its own dimension: '$10 per kWh' is no '$10' and no '10 GW'.
+PER_DENOMINATORS: tuple[str, ...] = (
+    *PHYSICAL_SYMBOLS, "kg", "t", "tonne", "barrel", "bbl", "MMBtu", "mmbtu", "sq ft", "sqft", "km", "mile",
+)
+
+# -- financial line items -----------------------------------------------------------------------------------
+
+# Financial metrics that reports name and data sources label; the phrases of one group are synonyms. A
+# structured field labelled with one metric does not back a claim that names only others.
+METRIC_GROUPS: dict[str, tuple[str, ...]] = {
+    "revenue": ("revenue", "revenues", "sales", "net sales", "turnover", "top line"),
+    "net income": ("net income", "net profit", "net earnings", "net loss", "profit", "bottom line"),
+    "eps": ("eps", "earnings per share", "per share"),
+    "gross margin": ("gross margin", "gross margins"),
+    "operating margin": ("operating margin", "operating margins"),
+    "operating income": ("operating income", "operating profit", "operating loss", "ebit"),
+    "ebitda": ("ebitda",),
+    "free cash flow": ("free cash flow", "fcf"),
+    "market cap": ("market cap", "market capitalisation", "market capitalization", "market value"),
+    "price": ("price", "close", "closed", "closing", "trades at", "traded at", "last"),
+    "volume": ("volume",),
+    "dividend": ("dividend", "dividends", "payout"),
+    "headcount": ("employees", "employee", "headcount", "staff", "workforce", "people"),
+    "debt": ("debt", "borrowings"),
+    "expenses": ("expenses", "opex", "costs"),
+}
+
+# -- periods ----------------------------------------------------------------------------------------------
+
+MONTH_NAMES: tuple[str, ...] = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+)
+
+# -- arithmetic ---------------------------------------------------------------------------------------------
+
+# The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried
+# only when the claim says one of its words: '47% and 43%, respectively' is no mean, 'the change' no ratio.
+FORMULA_CUES: dict[str, tuple[str, ...]] = {
+    "mean": ("average", "averaged", "mean", "avg"),
+    "sum": ("total", "totals", "totalled", "totaled", "sum", "combined", "together", "altogether", "aggregate",
+            "plus", "added", "in all"),
+    "difference": ("change", "changed", "difference", "differ", "increase", "increased", "decrease", "decreased",
+                   "more", "less", "higher", "lower", "gap", "minus", "exceed", "exceeded", "rose", "fell", "grew",
+                   "declined", "dropped", "up", "down", "net", "between", "from", "compared", "versus", "vs"),
+    "change": ("change", "changed", "increase", "increased", "decrease", "decreased", "growth", "grew", "rose",
+               "fell", "declined", "dropped", "up", "down", "percentage", "percent"),
+    "ratio": ("ratio", "proportion", "percentage", "percent", "share", "portion", "fraction", "over", "divided",
+              "per", "of total", "as a", "constitution", "constitutes", "margin", "rate", "times", "coverage",
+              "yield", "out of"),
+}

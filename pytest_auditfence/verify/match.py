@@ -1,0 +1,552 @@
+"""Stage 3, matching: `find_atom` (by value at the precision shown) and the subject tests that keep only
+source figures about the claim's subject (its sentence, its table row and column, its field key).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from pytest_auditfence.claims import quantities, vocabulary
+from pytest_auditfence.errors import FenceError
+from pytest_auditfence.fence import LoadedFile
+from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
+from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
+from pytest_auditfence.verify.tables import CellLabel, Period, periods_in
+from pytest_auditfence.verify.results import Atom, AtomMatch, How
+from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, record_periods, table_words
+
+
+# A source line up to this long is a structured field ("price: 1,234", a table row): a number on it is
+# about what the line says. In longer prose a number is only about the words of its own sentence.
+SHORT_LINE = 160
+
+
+# At most this many words either side of a number count as its sentence (run-on text has no full stops).
+PROXIMITY_WORDS = 25
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n|\s{2,}(?=\d+\s)")
+
+
+# Words about the answer itself ("based on the given passages, the answer is ..."), not its subject.
+_META_WORDS = frozenset(
+    """answer answers question questions passage passages based given provided according information mentioned
+    mention mentions states state note therefore however also context text source sources""".split()
+)
+
+
+# Words either side of a number that count as its neighbourhood even across a full stop: recipe and
+# how-to passages are runs of short steps ("1 Preheat the oven to 400 degrees. 2 Cut the potatoes ...").
+MIN_NEIGHBOURHOOD = 10
+
+
+_INFLECTIONS = ("ing", "ed", "e")
+
+
+def subject_stem(word: str) -> str:
+    """A crude stem ('donors' ~ 'donor', 'baked' ~ 'bake', 'growing' ~ 'grow', 'pre-heat' ~ 'preheat'):
+    enough to tell the same subject in two texts."""
+    word = word.replace("-", "")
+    if word.endswith("s") and len(word) > 3:
+        word = word[:-1]
+    for ending in _INFLECTIONS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:5]
+
+
+def subject_keys(text: str) -> set[str]:
+    """Stems of the content words of `text` that can name a subject (see `_subject_keys`); a new set."""
+    return set(_subject_keys(text))
+
+
+@lru_cache(maxsize=8192)
+def _subject_keys(text: str) -> frozenset[str]:
+    """Stems of the content words of `text` that can name a subject (unit, scale and meta words cannot),
+    plus the initials of runs of capitalised words ('Body Mass Index' -> 'bmi'), so an abbreviation in a
+    claim finds the spelled-out subject in a source."""
+    units = quantities.UNIT_WORDS
+    keys = {subject_stem(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    for run in _CAPITALISED_RUN.finditer(text):
+        initials = "".join(w[0] for w in run.group().split()).lower()
+        for size in range(3, len(initials) + 1):
+            keys.update(initials[i:i + size] for i in range(len(initials) - size + 1))
+    return frozenset(keys)
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){1,3}\b")
+
+
+def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
+    """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
+    None when the number stands on a short structured line, where proximity is not asked for."""
+    a, b = loaded.line_span(loaded.line_of(start))
+    if b - a <= SHORT_LINE:
+        return None
+    text = loaded.text
+    before_all = text[max(a, start - 400):start]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before_all)]
+    before = before_all[ends[-1]:] if ends else before_all
+    after_all = text[end:min(b, end + 400)]
+    stop = _SENTENCE_END.search(after_all)
+    after = after_all[: stop.start()] if stop else after_all
+    words_before = before.split()[-PROXIMITY_WORDS:]
+    if len(words_before) < MIN_NEIGHBOURHOOD:
+        words_before = before_all.split()[-MIN_NEIGHBOURHOOD:]
+    words_after = after.split()[:PROXIMITY_WORDS]
+    if len(words_after) < MIN_NEIGHBOURHOOD:
+        words_after = after_all.split()[:MIN_NEIGHBOURHOOD]
+    return subject_keys(" ".join(words_before + words_after))
+
+
+def near_subject(
+    loaded: LoadedFile, start: int, end: int, keys: set[str], *, structured_ok: bool = True,
+    implied: frozenset[str] = frozenset(),
+) -> bool:
+    """Does the source figure at [start, end) stand near one of the claim's subject stems? On a short
+    structured line it does unless `structured_ok` is False (then the line's own words must share one).
+    `implied`: stems the figure's own unit stands for ('68 degrees' is a temperature)."""
+    if not keys:
+        return True  # a claim that names no subject ('456', '$50,000 x 4% = $2,000') cannot be placed by one
+    if implied & keys:
+        return True
+    window = _window_keys(loaded, start, end)
+    if window is None:
+        if structured_ok:
+            return True
+        window = subject_keys(loaded.line_text(loaded.line_of(start)))
+    return bool(window & keys)
+
+
+# The subject a unit names by itself: a figure in degrees is a temperature whether or not the word stands
+# near it ('The Long Beach forecast for Apr 25 is 68 degrees and Sunny' for 'Temperature: 68 °F').
+_DIMENSION_KEYS = {"temperature": frozenset({"tempe"})}
+
+
+def _quote_pattern(text: str) -> re.Pattern[str]:
+    parts = []
+    for token in text.split():
+        parts.append("".join(QUOTE_CLASS if ch in QUOTE_CHARS else re.escape(ch) for ch in token))
+    return re.compile(r"\s+".join(parts), re.IGNORECASE)
+
+
+def _match_at(index: SourceIndex, file: int, start: int, end: int, atom: str, how: How) -> AtomMatch:
+    source = index.sources[file]
+    loaded = index.loaded(file)
+    return AtomMatch(
+        atom=atom,
+        source=source.path,
+        node=source.node,
+        kind=source.kind,
+        line=loaded.line_of(start),
+        offset=start,
+        text=loaded.text[start:end],
+        how=how,
+        sha256=source.sha256,
+    )
+
+
+def _find_quantity(q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    matches: list[tuple[int, int, AtomMatch]] = []
+    for observed in index.near(q.value, q.tolerance):
+        o = index.quantity(observed)
+        if not quantities.quantities_match(q, o):
+            continue
+        if o.text == q.text:
+            how: How = "exact"
+        elif o.unit and q.unit and o.unit != q.unit:
+            how = "converted"
+        else:
+            how = "normalised"
+        match = _match_at(index, observed.file, o.start, o.end, q.text, how)
+        matches.append((observed.file, o.start, match))
+    matches.sort(key=lambda m: (m[0], m[1]))
+    return [m for _, _, m in matches]
+
+
+def _find_pattern(pattern: re.Pattern[str], atom: str, index: SourceIndex, how: How) -> list[AtomMatch]:
+    found: list[AtomMatch] = []
+    for f in range(len(index.sources)):
+        for m in pattern.finditer(index.loaded(f).text):
+            exact = m.group() == atom
+            found.append(_match_at(index, f, m.start(), m.end(), atom, "exact" if exact else how))
+    return found
+
+
+def find_atom(atom: Atom, index: SourceIndex) -> list[AtomMatch]:
+    """Every place an atom stands in the sources, in source order then offset order.
+
+    Quantities match by value within the precision shown (scale captions and unit conversions included),
+    quotes verbatim after whitespace, quote-mark and case normalisation, URLs literally; bracket, passage
+    and named references are not content and are resolved with `resolve_reference` instead.
+    """
+    if isinstance(atom, Quantity):
+        return _find_quantity(atom, index)
+    if isinstance(atom, Quote):
+        return _find_pattern(_quote_pattern(atom.text), atom.text, index, "normalised")
+    if isinstance(atom, Reference):
+        if atom.kind != "url":
+            return []
+        url = atom.target.rstrip("/.,;)")
+        return _find_pattern(re.compile(re.escape(url) + r"/?", re.IGNORECASE), atom.text, index, "normalised")
+    raise FenceError(f"find_atom: {type(atom).__name__} is not an atom; pass a Quantity, Quote or Reference.")
+
+
+def stands_by_subject(index: SourceIndex, o: Observed, keys: set[str]) -> bool:
+    """Does the observed figure stand by one of the claim's subject stems (a table cell's row, section and
+    column; its own line's words when the line is a short structured one)?"""
+    label = index.label(o)
+    if label is not None:
+        return bool(keys & subject_keys(f"{label.subject_text} {label.column_text}"))
+    observed = index.quantity(o)
+    return near_subject(index.loaded(o.file), observed.start, observed.end, keys, structured_ok=False)
+
+
+# -- a claim's subject and period, and the table cells they name ----------------------------------------------
+
+_PERIOD_RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?:fiscal\s+|FY\s*)?(\d{4})\s+(?:to|and|through|-)\s+(?:fiscal\s+|FY\s*)?(\d{4})\b")
+_MAX_RANGE_YEARS = 12
+
+
+@dataclass(frozen=True)
+class ClaimSubject:
+    """What a claim is about: its subject stems, the financial metrics it names, the periods it names."""
+
+    keys: frozenset[str]
+    metrics: frozenset[str]
+    periods: frozenset[Period]
+
+
+def claim_subject(claim: ClaimRecord) -> ClaimSubject:
+    """The claim's subject stems and metrics (its sentence and heading) and the periods its sentence names
+    ('in 2019', 'FY2024', 'Q3 2023', 'from 2017 to 2019' names each year of the range); the heading's
+    periods when the sentence names none."""
+    text = claim.claim
+    periods = set(periods_in(text))
+    for m in _PERIOD_RANGE.finditer(text):
+        lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+        if hi - lo <= _MAX_RANGE_YEARS:
+            periods.update((year, "") for year in range(lo, hi + 1))
+    if not periods and claim.context:
+        periods.update(periods_in(claim.context))
+    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(_metrics_of(text + "\n" + (claim.context or ""))),
+                        frozenset(periods))
+
+
+def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does the cell belong to another period than every one the claim names?"""
+    return bool(subject.periods and label.periods and not subject.periods & label.periods)
+
+
+def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
+    """May this table cell back a claim about `subject`? Its period must be one the claim names (when both
+    name one), its row (or, for a row without words, its column) must name the claim's subject (a stem in
+    common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
+    if other_period(subject, label):
+        return False
+    row_metrics = _metrics_of(label.subject_text)
+    if row_metrics and subject.metrics and not row_metrics & subject.metrics:
+        return False
+    if not subject.keys:
+        return True
+    row_keys = subject_keys(label.subject_text)
+    if row_keys:
+        return bool(row_keys & subject.keys or row_metrics & subject.metrics)
+    column_keys = subject_keys(f"{label.column_text} {label.caption}")
+    return bool(column_keys & subject.keys or _metrics_of(label.column_text) & subject.metrics)
+
+
+def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
+    """Content words of the clause around a quantity: from the previous quantity (or the claim's start,
+    for table rows always the row label) up to the quantity, then the words right after it."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not (0 <= at <= end <= len(text)):
+        return content_words(text)
+    begin = 0
+    if claim.kind != "table_row":
+        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
+        begin = max(earlier, default=0)
+        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
+        begin = max(begin, clause + 1)
+    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
+    words = content_words(text[begin:at]) + content_words(after)
+    if claim.context and claim.kind == "table_row":
+        words += content_words(claim.context)
+    return list(dict.fromkeys(words))[:8]
+
+
+def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does the claim name the cell's row itself: every stem of the row label (or, for a row without
+    words, of its column) among the claim's? A looser overlap may back a found figure but never makes a
+    different figure a contradiction."""
+    keys = subject_keys(label.row) or subject_keys(label.column_text)
+    return bool(keys) and keys <= subject.keys
+
+
+def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
+    """Table cells (their primary readings) whose row or column names the claim's subject and whose period
+    is one the claim names (when both name one), in source order, at most `limit`."""
+    key = (claim.claim, claim.context, subject, limit)
+    cached = index.memo.get(key)
+    if cached is not None:
+        return cached
+    words = content_words(claim.claim + "\n" + (claim.context or ""))
+    found: set[tuple[int, int]] = set()
+    for word in words:
+        for f, item in index.labelled_with(word):
+            if (f, item) not in found and cell_backs(subject, index.files[f].labels[item]):
+                found.add((f, item))
+    ordered = sorted(found)[:limit]
+    result = index.memo[key] = [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
+    return result
+
+
+# Words that make a claimed figure a computation over the cells it names ('the average revenue', 'the change
+# in other'): its subject is not the cell's, so another cell value does not contradict it.
+COMPUTED = re.compile(
+    r"(?i)\b(?:average|mean|median|change|changes|changed|difference|differences|increase[sd]?|decrease[sd]?"
+    r"|growth|grew|grow|ratio|proportion|percentage|share|sum|combined|total|totals|per|cagr|compound|margin"
+    r"|rate|yield|times|fraction|multiple|between|from|vs|versus|compared|higher|lower|more|less)\b"
+)
+
+
+def conflicting_cell(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex
+) -> tuple[Observed, CellLabel, Period | None] | None:
+    """The table cell that states the claim's own subject in the claim's own period and dimension with
+    another value, or None. The claim must name the cell's row, use no computing word outside the row label
+    ('average', 'change'), and no second row may fit as well. A claim naming one period is contradicted by
+    that period's cell; a claim naming none only when no period of the row holds its figure (the cell
+    cited is the nearest value); a claim naming several periods is a comparison, never contradicted here."""
+    subject = claim_subject(claim)
+    if len(subject.periods) > 1:
+        return None
+    period = next(iter(subject.periods), None)
+    # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
+    own = ClaimSubject(frozenset(subject_stem(w) for w in subject_words(claim, q)), subject.metrics, subject.periods)
+    row_words: set[str] = set()
+    best: list[tuple[int, Observed, CellLabel]] = []
+    for o in subject_cells(claim, index, subject, limit=200):
+        label = index.label(o)
+        if label is None or o.item in index.files[o.file].alternatives:
+            continue
+        if period is not None and label.periods != {period}:
+            continue
+        if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
+            continue
+        row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
+        best.append((len(subject_keys(label.row) or subject_keys(label.column_text)), o, label))
+    if not best or any(w.lower() not in row_words for w in COMPUTED.findall(claim.claim)):
+        return None
+    top = max(score for score, _, _ in best)
+    winners = [(o, label) for score, o, label in best if score == top]
+    rows = {(o.file, label.row, label.section, label.caption) for o, label in winners}
+    if len(rows) != 1:
+        return None  # two rows fit as well: no one cell is the claim's
+    if period is None and any(quantities.quantities_match(q, index.quantity(o)) for o, _ in winners):
+        return None
+    o, label = min(winners, key=lambda w: (abs(index.quantity(w[0]).value - q.value), w[0].file, w[0].item))
+    return o, label, period
+
+
+def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
+    """The matches that stand near the claim's subject: in long prose a figure that matches by value
+    but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
+    if not matches:
+        return matches
+    keys = _claim_keys(claim)
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    word = _word_after(claim.claim, q.end - claim.start)
+    implied = _DIMENSION_KEYS.get(q.kind, frozenset())
+    partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
+    metrics = _metrics_of(claim.claim + "\n" + (claim.context or ""))
+    subject = claim_subject(claim)
+    kept = []
+    for m in matches:
+        label = index.label_at(position[m.source], m.offset)
+        if label is not None:  # a table cell: by its row, column and period, not by words on its line
+            if cell_backs(subject, label):
+                kept.append(m)
+            continue
+        loaded = index.loaded(position[m.source])
+        end = m.offset + len(m.text)
+        # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
+        # counts is its subject
+        if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
+            if _window_keys(loaded, m.offset, end) is None:
+                labelled = _metrics_of(label_of(loaded, m.offset)) if metrics else set()
+                if labelled and not labelled & metrics:
+                    continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
+                if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
+                    continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
+            kept.append(m)
+        elif partners and partners & _range_partners(loaded.text, m.offset, end):
+            # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
+            kept.append(m)
+        elif implied and near_subject(loaded, m.offset, end, set(implied)):
+            # a claimed temperature ('Warmest month: July (12°C)') by a source sentence about temperature
+            # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
+            kept.append(m)
+    return kept
+
+
+_METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))
+                    for group, phrases in vocabulary.METRIC_GROUPS.items()]
+
+
+def _metrics_of(text: str) -> set[str]:
+    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
+    plain = CAMEL.sub(" ", text).replace("_", " ").lower()
+    return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}
+
+
+_NEXT_WORD = re.compile(r"[ \u00a0]?([A-Za-z]{3,})")
+
+
+def _word_after(text: str, end: int) -> str | None:
+    m = _NEXT_WORD.match(text, end) if 0 <= end <= len(text) else None
+    word = m.group(1).lower() if m else None
+    return word if word and word not in STOPWORDS else None
+
+
+def _claim_keys(claim: ClaimRecord) -> set[str]:
+    return subject_keys(claim.claim + "\n" + (claim.context or ""))
+
+
+def unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    """A figure whose unit one side leaves to the reader: '350°F' for a source's 'bake at 350°' or '62
+    degrees', '21-32 years' for 'between the ages of 21 and 32', '1 1/2 hours' for 'cook for 1 1/2', and a
+    claimed '350 degrees' for a source's '350°F'. The figure as written must be equal; a source number
+    with a degree sign backs only a temperature; a small whole number only as the same range ('4-6 in.');
+    and the unit-less number must stand near the claim's subject words."""
+    keys = _claim_keys(claim)
+    shown, tol = quantities.displayed_value(q)
+    slack = tol + 1e-9 * max(1.0, abs(shown))
+    found: list[tuple[int, int, AtomMatch]] = []
+    partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
+    if q.kind in UNIT_BEARING:
+        for observed in index.near(shown, tol):
+            o = index.quantity(observed)
+            if o.kind != "number" or o.unit not in (None, "°") or o.scale != 1.0 or abs(o.value - shown) > slack:
+                continue
+            loaded = index.loaded(observed.file)
+            degree = o.unit == "°" or SOURCE_DEGREE.match(loaded.text, o.end) is not None
+            # small whole numbers ('cook 2 more hours' for '2-3 hours') stand near any subject by chance
+            specific = abs(shown) >= WEAK_LIMIT or shown != int(shown)
+            if degree and q.kind != "temperature":
+                continue
+            if not specific and not (partners and partners & _range_partners(loaded.text, o.start, o.end)) \
+                    and not _unit_follows(loaded.text, o.end, q):
+                continue
+            implied = _DIMENSION_KEYS.get(q.kind, frozenset()) if degree else frozenset()
+            if near_subject(loaded, o.start, o.end, keys, structured_ok=False, implied=implied):
+                found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    elif q.kind == "number" and q.unit in (None, "°") and q.scale == 1.0:
+        at = q.end - claim.start
+        if q.unit == "°" or (0 <= at <= len(claim.claim) and DEGREE_MARK.match(claim.claim, at)):
+            for target in (shown, (shown - 32.0) * 5.0 / 9.0):
+                for observed in index.near(target, tol):
+                    o = index.quantity(observed)
+                    if (o.kind == "temperature" and abs(quantities.displayed_value(o)[0] - shown) <= slack
+                            and near_subject(index.loaded(observed.file), o.start, o.end, keys, structured_ok=False)):
+                        found.append((observed.file, o.start,
+                                      _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    elif q.kind == "percent" and q.unit == "%":
+        found.extend(_as_fraction(claim, q, keys, index))
+    found.sort(key=lambda m: (m[0], m[1]))
+    return list({(f, start): m for f, start, m in found}.values())
+
+
+def _as_fraction(claim: ClaimRecord, q: Quantity, keys: set[str], index: SourceIndex) -> list[tuple[int, int, AtomMatch]]:
+    """A claimed percentage that the sources give as a fraction, as data APIs do ('revenue_growth: 0.061'
+    for 'revenue grew 6.1%'): equal within the precision the claim shows, and on a line whose own words
+    name the claim's subject (a bare decimal elsewhere is a chance match)."""
+    shown, tol = quantities.displayed_value(q)
+    target, slack = shown / 100.0, tol / 100.0 + 1e-12
+    found: list[tuple[int, int, AtomMatch]] = []
+    for observed in index.near(target, slack):
+        o = index.quantity(observed)
+        if o.kind != "number" or o.unit is not None or o.scale != 1.0 or abs(o.value) >= FRACTION_LIMIT:
+            continue
+        if abs(o.value - target) > slack:
+            continue
+        loaded = index.loaded(observed.file)
+        if not DECIMALS.fullmatch(loaded.text[o.start:o.end].lstrip("+-")):
+            continue
+        label = index.label(observed)
+        if label is not None:
+            if cell_backs(claim_subject(claim), label):
+                found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+            continue
+        if keys and (near_subject(loaded, o.start, o.end, keys, structured_ok=False)
+                     or keys & subject_keys(table_words(loaded, o.start))):
+            found.append((observed.file, o.start, _match_at(index, observed.file, o.start, o.end, q.text, "normalised")))
+    return found
+
+
+_PARTNER_AFTER = re.compile(r"\)?\s?(?:-|–|to|-to-)\s?\(?(\d+(?:\.\d+)?)")
+
+
+_PARTNER_BEFORE = re.compile(r"(\d+(?:\.\d+)?)\)?\s?(?:-|–|to|-to-)\s?\(?$")
+
+
+# at most two words between a number and its unit: 'cook for about 2 more hours', '3 full days'
+_WORDS_AFTER = re.compile(r"(?:[ \u00a0]+[a-z]+){2,3}\b")
+
+
+def _unit_follows(text: str, end: int, q: Quantity) -> bool:
+    """Is the second or third word after the source number a word of the claimed figure's own unit?"""
+    m = _WORDS_AFTER.match(text, end)
+    if m is None:
+        return False
+    unit_of = quantities.unit_of_word
+    return any(unit_of(word) == (q.kind, q.unit) for word in m.group().split()[1:])
+
+
+def _range_partners(text: str, start: int, end: int) -> set[str]:
+    """The other end of a range a number is one end of ('4' in '4-6 inches' -> {'6'}): a small number
+    with the same partner on both sides is the same range, not a chance match."""
+    found = set()
+    after = _PARTNER_AFTER.match(text, end)
+    if after:
+        found.add("after:" + after.group(1))
+    before = _PARTNER_BEFORE.search(text, max(0, start - 12), start)
+    if before:
+        found.add("before:" + before.group(1))
+    return found
+
+
+def locate(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    """Where a claimed figure stands in the sources about its subject, its unit written or implied; a
+    figure the claim calls a loss or a fall ('a loss of $1.23 billion') also as the negative number a
+    source records ('net_income: -1230000000')."""
+    found = about_subject(claim, q, find_atom(q, index), index) or unwritten_unit(claim, q, index)
+    if found or q.value <= 0 or not NEGATIVE_CUE.search(claim.claim[max(0, q.start - claim.start - 40):q.start - claim.start]):
+        return found
+    negative = q.model_copy(update={"value": -q.value})
+    return about_subject(claim, negative, find_atom(negative, index), index) or unwritten_unit(claim, negative, index)
+
+
+def value_anywhere(q: Quantity, index: SourceIndex) -> bool:
+    """Is the figure, as written, anywhere in the sources (whatever it is about or whatever its unit)?"""
+    if find_atom(q, index):
+        return True
+    shown, tol = quantities.displayed_value(q)
+    slack = tol + 1e-9 * max(1.0, abs(shown))
+    if any(abs(quantities.displayed_value(index.quantity(o))[0] - shown) <= slack for o in index.near(shown, tol)):
+        return True
+    # digits the parser does not read as a quantity ('50psi', '13:0 hours') are still the same figure
+    digits = LITERAL_NUMBER.search(q.text)
+    if digits is None:
+        return False
+    written = digits.group().replace(",", "")
+    for f, fi in enumerate(index.files):
+        if fi.literals is None:
+            fi.literals = frozenset(m.replace(",", "") for m in LITERAL_NUMBER.findall(index.loaded(f).text))
+        if written in fi.literals:
+            return True
+    return False

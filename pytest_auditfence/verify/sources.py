@@ -1,0 +1,411 @@
+"""Stage 1, reading sources: each file's quantities parsed once (cached by sha256) with their lines, table
+labels and field keys, what the file can be cited as, and the `SourceIndex` that searches them by value.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from math import floor, log10
+from pathlib import Path
+
+from pytest_auditfence.claims import quantities
+from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source
+from pytest_auditfence.models import Quantity
+from pytest_auditfence.verify.tables import Cell, CellLabel, Period, periods_in, read_tables
+
+
+# Small unit-less integers ("three segments", "2 analysts") match something in almost any corpus and
+# prove nothing; they are weak atoms: never checked, and alone they leave a claim unverifiable.
+WEAK_LIMIT = 10.0
+
+
+# Words that name no subject: verbs of change, function words, scale and unit words, months. 'grow' and
+# 'increase' are left out: in how-to text they name what is done ('grow 3 to 5 feet', 'increase the heat').
+STOPWORDS = frozenset(
+    """a an and are as at be been by for from had has have in into is it its of on or than that the their
+    this to was were which with while about above after against also among around before below between
+    both but during each over per same since such under until up down via what when where who whose will
+    would year years quarter quarters fiscal fy q1 q2 q3 q4 total totaled totalled reached reaching rose
+    rise risen fell fall fallen grew increased decreased decrease decreases
+    declined decline up compared versus vs approximately about roughly nearly almost around some more less
+    million millions billion billions thousand thousands trillion bn mn usd dollars dollar percent pct
+    points basis bps january february march april may june july august september october november
+    december reported report reports according said says stated company companys""".split()
+)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z&\-]+")
+
+
+@dataclass
+class FileIndex:
+    """Quantities of one file (by sha256) with their lines, and content words of lines holding numbers."""
+
+    quantities: list[Quantity]
+    lines: list[int]
+    words: dict[str, list[int]] = field(default_factory=dict)
+    # items that are a second reading of a bare number (a declared scale or unit): matched directly,
+    # never used as operands of a derivation or as a contradicting value
+    alternatives: frozenset[int] = frozenset()
+    # every digit run of the file as written (with and without thousands commas), built on first use
+    literals: frozenset[str] | None = None
+    # items that are table cells: their row, column, period, scale (by item, and by the figure's offset)
+    labels: dict[int, CellLabel] = field(default_factory=dict)
+    label_at: dict[int, CellLabel] = field(default_factory=dict)
+
+
+class IndexCache:
+    """Per-file indexes keyed by sha256: a file shared by several audit units is parsed once."""
+
+    def __init__(self) -> None:
+        self._by_sha: dict[str, FileIndex] = {}
+
+    def get(self, sha256: str) -> FileIndex | None:
+        return self._by_sha.get(sha256)
+
+    def put(self, sha256: str, index: FileIndex) -> None:
+        self._by_sha[sha256] = index
+
+    def __len__(self) -> int:
+        return len(self._by_sha)
+
+
+def content_words(text: str) -> list[str]:
+    """Lower-case words that can name a subject ('revenue', 'gross', 'margin'), in order, each once. A
+    camelCase field name also gives its parts ('dividendYield' -> 'dividendyield', 'dividend', 'yield'), as
+    the JSON of many data APIs names its fields so."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(text):
+        parts = [word]
+        if CAMEL.search(word):
+            parts += CAMEL.sub(" ", word).split()
+        for part in parts:
+            lowered = part.lower().strip("-")
+            if len(lowered) >= 3 and lowered not in STOPWORDS:
+                seen.setdefault(lowered, None)
+    return list(seen)
+
+
+CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _index_file(loaded: LoadedFile) -> FileIndex:
+    """Parse the file once. Table cells (every form `tables.read_tables` knows) are read with their table's
+    scale and unit and labelled with their row, column and period; their words are the label's, not the
+    line's. Everything else is read by the claims layer's scanner, line by line."""
+    text = loaded.text
+    cells = read_tables(text)
+    found: list[Quantity] = []
+    lines: list[int] = []
+    words: dict[str, list[int]] = {}
+    alternatives: set[int] = set()
+    labels: dict[int, CellLabel] = {}
+
+    def add(q: Quantity, line: int, item_words: list[str], alternative: bool, label: CellLabel | None) -> None:
+        item = len(found)
+        found.append(q)
+        lines.append(line)
+        if label is not None:
+            labels[item] = label
+        if alternative:
+            alternatives.add(item)
+            return
+        for word in item_words:
+            words.setdefault(word, []).append(item)
+
+    next_cell = 0
+    current_line, current_words = 0, []
+    for scanned in quantities.QuantityScanner().iter_scan(text):
+        q = scanned.quantity
+        while next_cell < len(cells) and cells[next_cell].end <= q.start:
+            _add_cell(loaded, cells[next_cell], add)
+            next_cell += 1
+        if next_cell < len(cells) and cells[next_cell].start <= q.start < cells[next_cell].end:
+            continue  # read as a cell of its table
+        if scanned.line != current_line:
+            current_line, current_words = scanned.line, content_words(loaded.line_text(scanned.line))
+        add(q, scanned.line, current_words, scanned.alternative, None)
+    for cell in cells[next_cell:]:
+        _add_cell(loaded, cell, add)
+    return FileIndex(quantities=found, lines=lines, words=words, alternatives=frozenset(alternatives),
+                     labels=labels, label_at={found[i].start: label for i, label in labels.items()})
+
+
+@lru_cache(maxsize=4096)
+def _label_words(text: str) -> list[str]:
+    return content_words(text)
+
+
+def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
+    """A table cell's figure at its table's scale and unit, and (when the scale came from the table, not the
+    cell) the bare figure as an alternative reading, both labelled with the cell's row, column and period."""
+    text = loaded.text[cell.start:cell.end]
+    label = cell.label
+    read = quantities.parse_quantities(text, scale_context=label.scale, unit_context=label.unit, offset=cell.start,
+                                       years=False)
+    if len(read) != 1:
+        return
+    line = loaded.line_of(cell.start)
+    cell_words = _label_words(f"{label.subject_text} {label.column_text} {label.caption}")
+    add(read[0], line, cell_words, False, label)
+    if label.scale is not None or label.unit is not None:
+        bare = quantities.parse_quantities(text, offset=cell.start, years=False)
+        if len(bare) == 1 and bare[0].value != read[0].value or len(bare) == 1 and bare[0].kind != read[0].kind:
+            add(bare[0], line, cell_words, True, label)
+
+
+@dataclass(frozen=True)
+class Observed:
+    value: float
+    file: int  # position of the source in the index
+    item: int  # position of the quantity in that file's index
+
+
+class SourceIndex:
+    """The quantities of a set of source files, searchable by value; built once per set of files."""
+
+    def __init__(self, root: Path, sources: list[Source], files: list[FileIndex], store: FileStore) -> None:
+        self.root = root
+        self.sources = sources
+        self.files = files
+        self.store = store
+        self._names: dict[int, _SourceNames] = {}
+        self._labelled: dict[str, list[tuple[int, int]]] | None = None
+        # results of the stages' searches per claim (subject cells), kept for the index's life (one audit unit)
+        self.memo: dict[object, object] = {}
+        self._flat_texts: dict[int, str] = {}
+        # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
+        # value: a value lookup stays a few bisections however large the corpus
+        buckets: dict[int, list[Observed]] = {}
+        for f, index in enumerate(files):
+            for i, q in enumerate(index.quantities):
+                buckets.setdefault(_magnitude(q.tolerance), []).append(Observed(q.value, f, i))
+        self._buckets: list[tuple[float, list[float], list[Observed]]] = []
+        for _, items in sorted(buckets.items()):
+            items.sort(key=lambda o: (o.value, o.file, o.item))
+            widest = max(self.quantity(o).tolerance for o in items)
+            self._buckets.append((widest, [o.value for o in items], items))
+
+    @classmethod
+    def build(
+        cls,
+        root: str | Path,
+        sources: Sequence[Source],
+        cache: IndexCache | None = None,
+        *,
+        store: FileStore | None = None,
+    ) -> SourceIndex:
+        root_path = Path(root).resolve()
+        store = store if store is not None and store.root == root_path else FileStore(root_path)
+        # the same sandbox as the fence: an index never reads what a fence would refuse
+        Fence(root_path, sources, "", store=store)
+        files: list[FileIndex] = []
+        for source in sources:
+            cached = cache.get(source.sha256) if cache is not None else None
+            if cached is None:
+                cached = _index_file(store.load(source))
+                if cache is not None:
+                    cache.put(source.sha256, cached)
+            files.append(cached)
+        return cls(root_path, list(sources), files, store)
+
+    def quantity(self, observed: Observed) -> Quantity:
+        return self.files[observed.file].quantities[observed.item]
+
+    def labelled_with(self, word: str) -> list[tuple[int, int]]:
+        """(file, item) of the table cells whose label holds `word` (an inverted index built on first use)."""
+        if self._labelled is None:
+            self._labelled = {}
+            for f, fi in enumerate(self.files):
+                for w, items in fi.words.items():
+                    cells = [(f, i) for i in items if i in fi.labels]
+                    if cells:
+                        self._labelled.setdefault(w, []).extend(cells)
+        return self._labelled.get(word, [])
+
+    def label(self, observed: Observed) -> CellLabel | None:
+        """The table cell an observed figure is, with its row, column and period; None outside tables."""
+        return self.files[observed.file].labels.get(observed.item)
+
+    def label_at(self, file: int, offset: int) -> CellLabel | None:
+        return self.files[file].label_at.get(offset)
+
+    def line(self, observed: Observed) -> int:
+        return self.files[observed.file].lines[observed.item]
+
+    def loaded(self, file: int) -> LoadedFile:
+        return self.store.load(self.sources[file])
+
+    def flat_text(self, file: int) -> str:
+        """The source's text lower-cased with whitespace runs collapsed (computed once per source)."""
+        cached = self._flat_texts.get(file)
+        if cached is None:
+            cached = self._flat_texts[file] = " ".join(self.loaded(file).text.lower().split())
+        return cached
+
+    def names(self, file: int) -> _SourceNames:
+        """What the source can be cited as (computed once per source of this index)."""
+        cached = self._names.get(file)
+        if cached is None:
+            cached = self._names[file] = _source_names(self.sources[file], self.loaded(file))
+        return cached
+
+    def near(self, value: float, tolerance: float) -> Iterable[Observed]:
+        """Observations whose value could match `value` within either side's tolerance."""
+        slack = 1e-9 * max(1.0, abs(value))
+        for widest, values, items in self._buckets:
+            width = tolerance + widest + slack
+            lo, hi = bisect_left(values, value - width), bisect_right(values, value + width)
+            yield from items[lo:hi]
+
+    def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
+        """The `limit` observations on lines holding most of `words`, best first, then in source order."""
+        scored: dict[tuple[int, int], int] = {}
+        for f, index in enumerate(self.files):
+            for word in words:
+                for item in index.words.get(word, ()):
+                    key = (f, item)
+                    scored[key] = scored.get(key, 0) + 1
+        best = heapq.nsmallest(limit, ((-score, key) for key, score in scored.items()))
+        return [(-neg, Observed(self.files[f].quantities[i].value, f, i)) for neg, (f, i) in best]
+
+
+def _magnitude(tolerance: float) -> int:
+    return -400 if tolerance <= 0 else floor(log10(tolerance))
+
+
+# Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".
+_DECLARED_NAME = re.compile(
+    r"(?im)^[ \t]*(?:source|sources|document|doc|document_type|form|filing|publisher|provider|dataset|title)"
+    r"[ \t]*:[ \t]*(?P<name>\S[^\n]{0,200})$"
+)
+
+
+# How far into a file its name may be declared: rendered tool results sort their keys, so a
+# "source:" line can follow a long table; past this a file is content, not a name.
+_NAME_WINDOW = 20_000
+
+
+_HEAD_LINES = 12
+
+
+def flat_name(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "", text.lower())
+
+
+@dataclass(frozen=True)
+class _SourceNames:
+    """What a source can be cited as: its label, node and file names, declared names, leading lines."""
+
+    flat_names: tuple[str, ...]
+    declared: tuple[str, ...]
+    head: tuple[str, ...]
+    # the tool call's arguments as 'key: value' lines ('n: 2', 'url: https://...'): what it fetched
+    arguments: tuple[str, ...] = ()
+
+
+def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
+    window = loaded.text[:_NAME_WINDOW]
+    head = []
+    for ln in window[:4000].splitlines():
+        ln = ln.strip().lower()
+        if ln:
+            # "output: passage 3: ...": the content of a rendered tool result starts after its key
+            head.append(re.sub(r"^(?:output|content|text|result)\s*:\s*", "", ln))
+        if len(head) >= _HEAD_LINES:
+            break
+    names = [source.label or "", source.node, Path(source.path).stem]
+    arguments = _ARGUMENTS.search(window[:4000])
+    return _SourceNames(
+        flat_names=tuple(flat_name(n) for n in names if n),
+        declared=tuple(m.group("name").strip().lower() for m in _DECLARED_NAME.finditer(window)),
+        head=tuple(head),
+        arguments=tuple(
+            " ".join(ln.split()).lower() for ln in re.split(r"\n|,\s*", arguments.group("body")) if ln.strip()
+        ) if arguments else (),
+    )
+
+
+# The arguments block capture writes first: 'arguments:' and its indented lines, or 'args: n=2, url=...'.
+_ARGUMENTS = re.compile(r"(?m)^(?:arguments|args|input|inputs):(?P<body>[ \t]+[^\n]+|(?:\n[ \t]+[^\n]*)+)")
+
+
+def label_of(loaded: LoadedFile, offset: int) -> str:
+    """What a number in a structured field is labelled: a table cell's column header and row label, or the
+    key of a `key: value` line (a snake_case or camelCase name, or a short caption); '' for other lines,
+    whose words are prose and name more than one thing."""
+    table = table_words(loaded, offset)
+    if table:
+        return table
+    line = loaded.line_of(offset)
+    m = _FIELD_KEY.match(loaded.line_text(line))
+    return m.group("key") if m and offset - loaded.line_span(line)[0] > m.end("key") else ""
+
+
+_FIELD_KEY = re.compile(r"^[ \t]*(?:[-*][ \t]+)?(?P<key>[A-Za-z][A-Za-z0-9_ ]{0,40}?)[ \t]*:[ \t]")
+
+
+def table_words(loaded: LoadedFile, offset: int) -> str:
+    """For a number in a table row: its column's header cell and the row's cells that hold no number (its
+    label), the words that say what the number is; '' when the line is not a table row. The header is the
+    top of the run of rows above with the same number of cells."""
+    split = quantities.split_table_row
+    line = loaded.line_of(offset)
+    start, _ = loaded.line_span(line)
+    row = loaded.line_text(line)
+    cells = split(row)
+    if len(cells) < 2 or "|" not in row:
+        return ""
+    column = next((i for i, (a, b) in enumerate(cells) if a <= offset - start <= b), None)
+    if column is None:
+        return ""
+    top = line
+    while top > 1:
+        above = loaded.line_text(top - 1)
+        if "|" not in above or len(split(above)) != len(cells):
+            break
+        top -= 1
+    header = split(loaded.line_text(top)) if top != line else []
+    words = [loaded.line_text(top)[a:b] for a, b in header[column:column + 1]]
+    words += [row[a:b] for a, b in cells if not any(ch.isdigit() for ch in row[a:b])]
+    return " ".join(words)
+
+
+LITERAL_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+# A field of a record that dates the record: 'fiscal_year: 2023', 'period: Q3 2024', 'as_of: 2024-12-31'.
+_PERIOD_FIELD = re.compile(
+    r"^(?P<indent>[ \t]*)(?:- )?(?:fiscal[_ ]?year|year|fy|period|fiscal[_ ]?period|quarter|as[_ ]?of|date|report[_ ]?date"
+    r"|period[_ ]?end(?:ing)?)[ \t]*:[ \t]*(?P<value>[^\n]{1,40})$", re.I)
+_RECORD_REACH = 40
+
+
+def record_periods(loaded: LoadedFile, offset: int) -> frozenset[Period]:
+    """The periods of the record a `key: value` figure belongs to: a period field among the lines of its own
+    indentation around it (a fiscal_year key sorted before or after the figure's key)."""
+    line = loaded.line_of(offset)
+    text = loaded.line_text(line)
+    depth = len(text) - len(text.lstrip(" \t-"))
+    found: set[Period] = set()
+    for step in (-1, 1):
+        n = line
+        for _ in range(_RECORD_REACH):
+            n += step
+            if n < 1 or n > loaded.line_count:
+                break
+            other = loaded.line_text(n)
+            if not other.strip():
+                continue
+            indent = len(other) - len(other.lstrip(" \t-"))
+            if indent < depth:
+                break
+            m = _PERIOD_FIELD.match(other)
+            if m is not None and indent == depth:
+                found.update(periods_in(m.group("value").replace("-", " ")))
+    return frozenset(found)

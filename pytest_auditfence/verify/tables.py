@@ -1,0 +1,559 @@
+"""Stage 1, reading tables: every form a tool returns a table in, read into cells that know their row label,
+section, column header(s), period, and the scale and unit the table states.
+
+Forms: markdown/pipe rows, JSON lists of lists (rendered `- - cell` blocks), HTML `<tr>/<td>`, CSV lines, and
+the page text of a PDF extraction (columns separated by runs of spaces, numbers aligned to the right).
+Each reader only finds the grid of cell spans; one interpretation (`_interpret`) gives every form the same
+meaning, so a new form is a new reader, not a new rule.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from pytest_auditfence.claims import quantities, vocabulary
+
+# -- what a cell is ---------------------------------------------------------------------------------------
+
+Period = tuple[int, str]  # (year, part): (2019, '') for a year, (2023, 'Q3') for a quarter, (2024, 'H1')
+
+
+@dataclass(frozen=True)
+class CellLabel:
+    """What a number in a table is about: its row (and the section row above it), its column, its period."""
+
+    row: str
+    section: str
+    columns: tuple[str, ...]
+    periods: frozenset[Period]
+    caption: str
+    scale: float | None
+    unit: str | None
+
+    @property
+    def subject_text(self) -> str:
+        """The words that name the cell's subject: row label and section."""
+        return f"{self.row} {self.section}".strip()
+
+    @property
+    def column_text(self) -> str:
+        return " ".join(self.columns)
+
+    def describe(self) -> str:
+        """'Total sales, 2019' — how a note names the cell."""
+        column = self.columns[-1] if self.columns else ""
+        return ", ".join(part for part in (self.row or self.section, column) if part)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A table cell holding a figure: its span in the file and its label."""
+
+    start: int
+    end: int
+    label: CellLabel
+
+
+@dataclass
+class _Grid:
+    rows: list[list[tuple[int, int]]]  # cell spans (absolute offsets), one list per row
+    start: int  # offset where the grid starts (the caption is read above it)
+    right_aligned: bool = False  # PDF text: the k-th number from the right is under the k-th header from the right
+
+
+# -- periods ------------------------------------------------------------------------------------------------
+
+_YEAR = r"(?:19[5-9]\d|20\d\d)"
+_PERIOD = re.compile(
+    rf"(?ai)\b(?:(?P<q>Q[1-4]|H[12])[ \t]*(?:FY|CY)?[ \t]*'?(?P<qy>{_YEAR}|\d\d)\b"
+    rf"|(?P<y2>{_YEAR})[ \t-]*(?P<q2>Q[1-4]|H[12])\b"
+    rf"|(?:FY|CY|fiscal(?:[ \t]+year)?)[ \t]*'?(?P<fy>{_YEAR}|\d\d)\b"
+    rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
+    rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
+)
+_ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
+
+
+def _year(text: str) -> int:
+    value = int(text)
+    return value + 2000 if value < 100 else value
+
+
+def periods_in(text: str) -> frozenset[Period]:
+    """The periods a header, row label or claim names: 'FY2024', '2019', 'Q3 2023', 'fiscal 2017',
+    'as of December 31, 2019', 'third quarter of 2023', 'July 29, 2017' (the year of a dated column)."""
+    found: set[Period] = set()
+    for m in _PERIOD.finditer(text):
+        if m.group("q"):
+            found.add((_year(m.group("qy")), m.group("q").upper()))
+        elif m.group("q2"):
+            found.add((_year(m.group("y2")), m.group("q2").upper()))
+        elif m.group("fy"):
+            found.add((_year(m.group("fy")), ""))
+        elif m.group("ord"):
+            found.add((_year(m.group("oy")), _ORDINAL_QUARTER[m.group("ord").lower()]))
+        elif m.group("y"):
+            found.add((int(m.group("y")), ""))
+    return frozenset(found)
+
+
+def format_period(period: Period) -> str:
+    year, part = period
+    return f"{part} {year}" if part else str(year)
+
+
+# -- cells: figure or words ---------------------------------------------------------------------------------
+
+_NUMERIC_CELL = re.compile(
+    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
+)
+_EMPTY_CELL = re.compile(r"[\s\-−–—*_\"']*|n/?a|nm|—")
+
+
+def _is_figure(text: str) -> bool:
+    """A cell holding one figure ('$  1,452.4', '(1,234)', '12.5%'); a bare year ('2019') is a period header."""
+    return _NUMERIC_CELL.fullmatch(text) is not None and _BARE_YEAR.fullmatch(text) is None
+
+
+_BARE_YEAR = re.compile(rf"[\s*_]*{_YEAR}[\s*_]*")
+
+
+def _is_period(text: str) -> bool:
+    stripped = text.strip().strip("*_")
+    return bool(stripped) and bool(periods_in(stripped)) and not _is_figure(stripped)
+
+
+def _is_empty(text: str) -> bool:
+    return _EMPTY_CELL.fullmatch(text.strip().lower()) is not None
+
+
+# -- readers: grids of cell spans ----------------------------------------------------------------------------
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    pos = 0
+    n = len(text)
+    while pos <= n:
+        end = text.find("\n", pos)
+        end = n if end < 0 else end
+        yield pos, text[pos:end]
+        pos = end + 1
+
+
+def _pipe_grids(text: str) -> list[_Grid]:
+    grids: list[_Grid] = []
+    current: _Grid | None = None
+    for pos, line in _lines(text):
+        if "|" in line and not _is_separator(line):
+            cells = quantities.split_table_row(line)
+            if len(cells) >= 2:
+                row = [(pos + s, pos + e) for s, e in cells]
+                if current is None:
+                    current = _Grid([], pos)
+                    grids.append(current)
+                current.rows.append(row)
+                continue
+        if "|" in line and _is_separator(line):
+            continue
+        current = None
+    return grids
+
+
+_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+
+
+def _is_separator(line: str) -> bool:
+    return _SEPARATOR.match(line) is not None
+
+
+_LIST_ROW = re.compile(r"^(?P<indent>[ \t]*)- - (?P<value>.*)$")
+_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)- (?P<value>.*)$")
+
+
+def _list_grids(text: str) -> list[_Grid]:
+    """A JSON list of lists as capture renders it: '- - first cell' starts a row, '  - next cell' continues."""
+    if "- - " not in text:
+        return []
+    grids: list[_Grid] = []
+    current: _Grid | None = None
+    depth = -1
+    for pos, line in _lines(text):
+        m = _LIST_ROW.match(line)
+        if m is not None:
+            if current is None or len(m.group("indent")) != depth:
+                current = _Grid([], pos)
+                grids.append(current)
+                depth = len(m.group("indent"))
+            current.rows.append([_value_span(pos, m)])
+            continue
+        m = _LIST_ITEM.match(line)
+        if current is not None and m is not None and len(m.group("indent")) == depth + 2:
+            current.rows[-1].append(_value_span(pos, m))
+            continue
+        current = None
+    return [g for g in grids if len(g.rows) >= 2]
+
+
+def _value_span(pos: int, m: re.Match[str]) -> tuple[int, int]:
+    start, end = m.start("value"), m.end("value")
+    value = m.group("value")
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        start, end = start + 1, end - 1
+    return pos + start, pos + end
+
+
+_HTML_ROW = re.compile(r"(?is)<tr\b[^>]*>(.*?)</tr\s*>")
+_HTML_CELL = re.compile(r"(?is)<t([hd])\b[^>]*>(.*?)</t[hd]\s*>")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _html_grids(text: str) -> list[_Grid]:
+    if "<t" not in text.lower():
+        return []
+    grids: list[_Grid] = []
+    for table in re.finditer(r"(?is)<table\b.*?</table\s*>", text):
+        grid = _Grid([], table.start())
+        for row in _HTML_ROW.finditer(text, table.start(), table.end()):
+            cells = []
+            for cell in _HTML_CELL.finditer(text, row.start(1), row.end(1)):
+                start, end = cell.start(2), cell.end(2)
+                inner = text[start:end]
+                tags = list(_TAG.finditer(inner))
+                if tags:  # '<td><b>1,234</b></td>': the text between the tags
+                    pieces = [(a, b) for a, b in _between_tags(inner, tags) if inner[a:b].strip()]
+                    if pieces:
+                        start, end = start + pieces[0][0], start + pieces[-1][1]
+                while start < end and text[start].isspace():
+                    start += 1
+                while end > start and text[end - 1].isspace():
+                    end -= 1
+                cells.append((start, end))
+            if cells:
+                grid.rows.append(cells)
+        if len(grid.rows) >= 2:
+            grids.append(grid)
+    return grids
+
+
+def _between_tags(inner: str, tags: list[re.Match[str]]) -> list[tuple[int, int]]:
+    edges = [0, *[x for t in tags for x in (t.start(), t.end())], len(inner)]
+    return list(zip(edges[::2], edges[1::2]))
+
+
+_CSV_FIELD = re.compile(r'[ \t]*"(?P<q>[^"\n]*)"[ \t]*(?=,|$)|(?P<v>[^,\n]*)')
+
+
+def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
+    if "," not in line or "|" in line or len(line) > 400:
+        return None
+    unquoted = re.sub(r'"[^"\n]*"', "", line)
+    if ", " in unquoted or unquoted.count('"') % 2:
+        return None  # prose, or a quote left open
+    cells = []
+    at = 0
+    while at <= len(line):
+        m = _CSV_FIELD.match(line, at)
+        group = "q" if m.group("q") is not None else "v"
+        a, b = m.span(group)
+        cells.append((pos + a, pos + b))
+        at = m.end() + 1
+        if m.end() >= len(line):
+            break
+    if len(cells) < 2:
+        return None
+    for (a, b), (c, d) in zip(cells, cells[1:]):
+        if _SPLIT_NUMBER_HEAD.search(line, a - pos, b - pos) and _SPLIT_NUMBER_TAIL.fullmatch(line, c - pos, d - pos):
+            return None  # 'volume 1,234,567': thousands commas in prose, not fields
+    return cells
+
+
+_SPLIT_NUMBER_HEAD = re.compile(r"(?:^|[^\d,.])\d{1,3}$")
+_SPLIT_NUMBER_TAIL = re.compile(r"\d{3}(?:\.\d+)?")
+
+
+def _csv_grids(text: str) -> list[_Grid]:
+    if "," not in text:
+        return []
+    grids: list[_Grid] = []
+    current: _Grid | None = None
+    for pos, line in _lines(text):
+        cells = _csv_cells(pos, line.rstrip("\r"))
+        if cells is not None and (current is None or len(cells) == len(current.rows[0])):
+            if current is None:
+                current = _Grid([], pos)
+                grids.append(current)
+            current.rows.append(cells)
+            continue
+        current = None
+    # a run of lines with one field count: a thousands comma left unquoted ('1,234') breaks the count, so a
+    # run of three or more equal counts is a table, not a chance
+    return [g for g in grids if len(g.rows) >= 3 and _has_digit_cell(g, text)]
+
+
+def _has_digit_cell(grid: _Grid, text: str) -> bool:
+    return any(any(ch.isdigit() for ch in text[a:b]) for row in grid.rows[1:] for a, b in row)
+
+
+_GAP = re.compile(r"[ \t]{2,}|\t")
+_MAX_PROSE = 100
+
+
+def _pdf_cells(pos: int, line: str) -> list[tuple[int, int]]:
+    cells = []
+    at = 0
+    for gap in _GAP.finditer(line):
+        if line[at:gap.start()].strip():
+            cells.append((at, gap.start()))
+        at = gap.end()
+    if line[at:].strip():
+        cells.append((at, len(line.rstrip())))
+    out = []
+    for a, b in cells:
+        while a < b and line[a].isspace():
+            a += 1
+        out.append((pos + a, pos + b))
+    return out
+
+
+def _pdf_grids(text: str) -> list[_Grid]:
+    """Page text of a PDF: a line with a label and numbers apart by runs of spaces is a row; lines of period
+    headers and short label-only lines (sections) between such rows belong to the table."""
+    if "  " not in text and "\t" not in text:
+        return []
+    grids: list[_Grid] = []
+    pending: list[list[tuple[int, int]]] = []  # header / section lines waiting for a row
+    current: _Grid | None = None
+    for pos, line in _lines(text):
+        stripped = line.strip()
+        if not stripped or "|" in line or _LIST_ITEM.match(line):
+            if current is not None and not stripped:
+                pending = []
+                continue
+            current, pending = None, []
+            continue
+        cells = _pdf_cells(pos, line)
+        texts = [text[a:b] for a, b in cells]
+        figures = sum(_is_figure(t) for t in texts)
+        if len(cells) >= 2 and figures >= 1 and not _GAP.search(stripped[:1]) and _gapped(line):
+            if current is None:
+                start = pending[0][0][0] if pending else pos
+                current = _Grid([*pending], start, right_aligned=True)
+                grids.append(current)
+            else:
+                current.rows.extend(pending)
+            pending = []
+            current.rows.append(cells)
+        elif len(stripped) <= _MAX_PROSE and all(_is_header_text(t) for t in texts):
+            pending.append(cells)  # a header of periods, or a section row ('Current liabilities:')
+            if len(pending) > 4:
+                pending.pop(0)
+        else:
+            current, pending = None, []
+    return [g for g in grids if sum(1 for r in g.rows if len(r) >= 2) >= 2]
+
+
+_MONTH = re.compile(r"(?i)\b(?:" + "|".join(m[:3] for m in vocabulary.MONTH_NAMES) + r")[a-z]*\.?\s+\d{1,2}\b")
+
+
+def _is_header_text(text: str) -> bool:
+    """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text."""
+    return _is_period(text) or not any(c.isdigit() for c in text) or _MONTH.search(text) is not None
+
+
+def _gapped(line: str) -> bool:
+    return bool(_GAP.search(line.strip()))
+
+
+# -- interpretation: one meaning for every form --------------------------------------------------------------
+
+_CAPTION_LINES = 4
+_CAPTION_CHARS = 400
+_PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:diluted[\s_-]+|basic[\s_-]+)?share|\beps\b")
+_EXCEPT = re.compile(r"(?i)\bexcept\b")
+_PERCENT_LABEL = re.compile(r"\(%\)|%$|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
+
+
+def _caption_above(text: str, start: int) -> str:
+    """The lines right above a table (its title and '(In millions)' caption), nearest last."""
+    head = text[max(0, start - _CAPTION_CHARS):start]
+    lines = [ln.strip() for ln in head.splitlines() if ln.strip()][-_CAPTION_LINES:]
+    return " ".join(lines)
+
+
+def _interpret(text: str, grid: _Grid) -> list[Cell]:
+    rows = [[(a, b, text[a:b].strip()) for a, b in row] for row in grid.rows]
+    first_data = next(
+        (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)), None
+    )
+    if first_data is None:
+        return []
+    headers = rows[:first_data]
+    section = ""
+    if grid.right_aligned:
+        # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
+        margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
+        margin_width = margin[1] - margin[0]
+        while headers and len(headers[-1]) == 1 and not _is_period(headers[-1][0][2]):
+            a = headers[-1][0][0]
+            if a - (text.rfind("\n", 0, a) + 1) > margin_width + 2:
+                break
+            section = headers.pop()[0][2].rstrip(":")
+    caption = _caption_above(text, grid.start)
+    caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
+    header_text = " ".join(t for row in headers for _, _, t in row)
+    if caption_scale is None and caption_unit is None and header_text:
+        caption_scale, caption_unit = quantities.detect_scale_context(header_text)
+    if caption_scale is None and caption_unit is None:
+        caption_scale, caption_unit = _stated_scale(text, grid.start)
+    except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
+
+    def column_headers(index_from_right: int | None, index: int) -> tuple[str, ...]:
+        found = []
+        for row in headers:
+            texts = [t for _, _, t in row]
+            if grid.right_aligned:
+                label_less = texts[1:] if len(texts) > 1 and not _is_period(texts[0]) else texts
+                j = len(label_less) - 1 - (index_from_right or 0)
+                cell = label_less[j] if 0 <= j < len(label_less) else ""
+                if not cell and len(label_less) == 1:
+                    cell = label_less[0]
+            else:
+                cell = texts[index] if index < len(texts) else ""
+                if not cell:
+                    # a header spanning columns ('Years Ended December 31,' over '2019 | 2018'): the nearest
+                    # filled cell to the left, unless that is the row-label column
+                    left = [t for t in texts[1:index] if t]
+                    cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 else ""
+            if cell and not _is_empty(cell):
+                found.append(cell)
+        return tuple(found)
+
+    cells: list[Cell] = []
+    for row in rows[first_data:]:
+        texts = [t for _, _, t in row]
+        # the row label: its first cell of words (records rendered as rows put it last: '140 | 151 | Revenue')
+        label = next((t for t in texts if not _is_figure(t) and not _is_period(t) and not _is_empty(t)), "")
+        figures = [(k, cell) for k, cell in enumerate(row) if _is_figure(cell[2])]
+        if not figures:
+            if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
+                section = label.rstrip(":")  # a section row: 'Current liabilities:'
+            continue
+        # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
+        row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
+        row_cue = quantities._field_cue(label) if label else None  # noqa: SLF001 - the parser's own field reading
+        for n, (k, (a, b, t)) in enumerate(figures):
+            from_right = len(figures) - 1 - n
+            columns = column_headers(from_right, k)
+            periods = row_periods | frozenset(p for c in columns for p in periods_in(c))
+            scale, unit = caption_scale, caption_unit
+            column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
+            if column_scale is not None or column_unit is not None:
+                scale = column_scale if column_scale is not None else scale
+                unit = column_unit if column_unit is not None else unit
+            column_cue = quantities._field_cue(columns[-1]) if columns else None  # noqa: SLF001 - 'revenue_usd_millions'
+            if column_cue is not None and not column_cue.date:
+                scale = column_cue.scale if column_cue.scale is not None else scale
+                unit = column_cue.currency or ("%" if column_cue.percent else unit)
+            if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
+                scale, unit = None, "%"
+            elif except_per_share and _PER_SHARE.search(label):
+                scale = None
+            elif row_cue is not None and row_cue.scale is not None:
+                scale = row_cue.scale
+            cells.append(Cell(a, b, CellLabel(
+                row=label, section=section, columns=columns, periods=periods, caption=caption,
+                scale=scale, unit=unit,
+            )))
+    return cells
+
+
+# '(Tabular amounts in millions, unless otherwise disclosed)', '(in thousands, except per share data)'
+_SCALE_PHRASE = re.compile(
+    r"(?i)\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\)"
+)
+
+
+def _stated_scale(text: str, start: int) -> tuple[float | None, str | None]:
+    """The scale a file states for a table whose caption lines say none: the last parenthesised scale
+    phrase above it, else a 'units:' / 'caption:' field of the record (rendered JSON sorts keys, so it may
+    stand after the table)."""
+    above = None
+    for above in _SCALE_PHRASE.finditer(text, 0, start):
+        pass
+    if above is not None:
+        return quantities.detect_scale_context(above.group())
+    units = _UNITS_LINE.search(text)
+    if units is not None:
+        return quantities.detect_scale_context("in " + units.group("value"))
+    return None, None
+
+
+_RECORD_START = re.compile(r"^(?P<indent>[ \t]*)- (?P<key>[A-Za-z_][\w .%()$-]{0,60}): (?P<value>\S.*)$")
+_RECORD_FIELD = re.compile(r"^(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w .%()$-]{0,60}): (?P<value>\S.*)$")
+_UNITS_LINE = re.compile(
+    r"(?im)^[ \t]*(?:units?|scale|currency|amounts?[ _]in|caption|title)[ \t]*:[ \t]*(?P<value>[^\n]{1,120})$"
+)
+
+
+def _record_cells(text: str) -> list[Cell]:
+    """A JSON list of records as capture renders it ('- FY2023: 140' / '  line_item: Revenue'): each record
+    is a row labelled by its fields that hold words, each numeric field a cell under its key."""
+    if "- " not in text or ": " not in text:
+        return []
+    units = _UNITS_LINE.search(text)
+    scale, unit = quantities.detect_scale_context("in " + units.group("value")) if units else (None, None)
+    cells: list[Cell] = []
+    record: list[tuple[str, int, int, str]] = []
+    depth = -1
+
+    def flush() -> None:
+        words = [value for key, _, _, value in record if not _is_figure(value) and not _is_period(value)]
+        label = " ".join(words)
+        label_periods = frozenset(p for key, _, _, value in record if _is_period(value) for p in periods_in(value))
+        for key, a, b, value in record:
+            if _is_figure(value):
+                periods = periods_in(key) | label_periods
+                cells.append(Cell(a, b, CellLabel(row=label, section="", columns=(key,), periods=periods,
+                                                  caption="", scale=scale, unit=unit)))
+        record.clear()
+
+    for pos, line in _lines(text):
+        m = _RECORD_START.match(line)
+        if m is not None:
+            flush()
+            depth = len(m.group("indent")) + 2
+            record.append((m.group("key"), pos + m.start("value"), pos + m.end("value"), m.group("value").strip()))
+            continue
+        m = _RECORD_FIELD.match(line)
+        if record and m is not None and len(m.group("indent")) == depth:
+            record.append((m.group("key"), pos + m.start("value"), pos + m.end("value"), m.group("value").strip()))
+            continue
+        flush()
+    flush()
+    return [c for c in cells if c.label.row]
+
+
+def read_tables(text: str) -> list[Cell]:
+    """Every figure-holding cell of every table in `text`, in offset order (a span is read once: the first
+    reader that finds it wins, pipe rows before lists, HTML, CSV and PDF text)."""
+    if not text:
+        return []
+    cells: list[Cell] = []
+    taken: set[tuple[int, int]] = set()
+    for reader in (_pipe_grids, _list_grids, _html_grids, _csv_grids, _pdf_grids):
+        for grid in reader(text):
+            for cell in _interpret(text, grid):
+                key = (cell.start, cell.end)
+                if key not in taken:
+                    taken.add(key)
+                    cells.append(cell)
+    for cell in _record_cells(text):
+        if (cell.start, cell.end) not in taken:
+            taken.add((cell.start, cell.end))
+            cells.append(cell)
+    cells.sort(key=lambda c: c.start)
+    return cells
+
+
+__all__ = ["Cell", "CellLabel", "Period", "format_period", "periods_in", "read_tables"]

@@ -1,0 +1,275 @@
+"""Stage 6, the verdict: `verify_claim` runs the stages for each atom of a claim, cites the evidence
+through the fence gate, and gives the claim the worst verdict of its atoms with a note for each.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pytest_auditfence.claims import quantities
+from pytest_auditfence.errors import FenceError
+from pytest_auditfence.fence import Fence, LoadedFile
+from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
+from pytest_auditfence.verify.derive import (
+    ARITHMETIC, candidate_operands, candidate_pool, derive_figure, period_span, restated_conversion, span_of,
+    subject_in_table, table_derivation,
+)
+from pytest_auditfence.verify.match import (
+    COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
+)
+from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
+from pytest_auditfence.verify.references import CitedSources, url_scopes, allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
+from pytest_auditfence.verify.results import SEVERITY, AtomResult
+from pytest_auditfence.verify.sources import SourceIndex, label_of
+from pytest_auditfence.verify.tables import format_period
+
+
+def _check_quantity(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
+) -> AtomResult:
+    matches = locate(claim, q, index)
+    if matches:
+        return cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
+    restated = restated_conversion(claim, q, index)
+    if restated is not None:
+        return restated
+    pool = candidate_pool(claim, q, index, near_lines)
+    keys = {subject_stem(w) for w in subject_words(claim, q)} - {subject_stem(w) for w in quantities.UNIT_WORDS}
+    derived = table_derivation(claim, q, index)
+    if derived is None and not subject_in_table(claim, q, index):
+        # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
+        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys,
+                                bool(ARITHMETIC.search(claim.claim)))
+    if derived is not None:
+        formula, operands = derived
+        spans = [span_of(index, o) for o in operands]
+        return AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
+    conflict = conflicting_cell(claim, q, index)
+    if conflict is not None:
+        o, label, period = conflict
+        observed = index.quantity(o)
+        where = f"{index.sources[o.file].path}:{index.line(o)}"
+        return AtomResult(
+            q.text, Verdict.CONTRADICTED, [span_of(index, o)],
+            note=f"{q.text} contradicted: the {format_period(period) + ' ' if period else ''}value of "
+                 f"{label.describe()} is {observed.text!r} in {where}, not {q.text}",
+        )
+    if value_anywhere(q, index):
+        # the figure is in the sources, only not about this subject: unsupported, never contradicted
+        return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in the sources only away from its subject")
+    # An amount per something ('revenue per employee') is not contradicted by the whole amount it divides.
+    per_unit = PER_UNIT.search(claim.claim) is not None
+    computed = COMPUTED.search(claim.claim[:max(0, q.start - claim.start)]) is not None
+    for score, o in ([] if computed else pool):
+        if index.label(o) is not None:
+            continue  # a table cell contradicts only as the cell of the claim's row and period (above)
+        observed = index.quantity(o)
+        comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
+        if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
+            continue
+        if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):
+            return AtomResult(
+                q.text,
+                Verdict.CONTRADICTED,
+                [span_of(index, o)],
+                note=f"{q.text} contradicted: the same subject has {observed.text!r} in {index.sources[o.file].path}",
+            )
+    return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
+
+
+def _evidence_span(loaded: LoadedFile, start: int, end: int, minimum: int) -> tuple[int, int]:
+    """The whole lines around [start, end), grown upwards then downwards until long enough to cite."""
+    first, last = loaded.line_of(start), loaded.line_of(max(start, end - 1))
+    for _ in range(6):
+        a, b = loaded.line_span(first)[0], loaded.line_span(last)[1]
+        if len(loaded.text[a:b].strip()) >= minimum:
+            break
+        if first > 1:
+            first -= 1
+        elif last < loaded.line_count:
+            last += 1
+        else:
+            break
+    a, b = loaded.line_span(first)[0], loaded.line_span(last)[1]
+    chunk = loaded.text[a:b]
+    lead = len(chunk) - len(chunk.lstrip())
+    return a + lead, a + len(chunk.rstrip())
+
+
+def _cite(
+    fence: Fence, index: SourceIndex, claim: ClaimRecord, span: tuple[int, int, int], atom: str, finding: str
+) -> tuple[Evidence | None, str | None]:
+    """Submit a span's lines through the fence gate; the evidence only if the gate accepts it."""
+    f, start, end = span
+    source = index.sources[f]
+    loaded = index.loaded(f)
+    a, b = _evidence_span(loaded, start, end, fence.min_evidence_length)
+    text = loaded.text[a:b]
+    fence.search(text, sources=[source.path], max_hits=1000)
+    submission = fence.submit(claim.claim, claim.claim, text, finding, atom=atom)
+    if not submission.accepted or not submission.enforced:
+        return None, f"fence rejected the evidence for {atom}: {submission.reason}"
+    return (
+        Evidence(
+            text=text,
+            node=source.node,
+            file=source.path,
+            line=loaded.line_of(a),
+            offset=a,
+            sha256=source.sha256,
+            atom=atom,
+        ),
+        None,
+    )
+
+
+def _worst(verdicts: Iterable[Verdict]) -> Verdict:
+    present = set(verdicts)
+    for verdict in SEVERITY:
+        if verdict in present:
+            return verdict
+    return Verdict.UNVERIFIABLE
+
+
+def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy: Any = None) -> ClaimRecord:
+    """A copy of `claim` with its deterministic verdict, verbatim evidence (through the fence gate),
+    the formula of a derived figure and notes. The fence and the index must cover the same sources."""
+    rules = compile_rules(policy)
+    missing = sorted({s.path for s in index.sources} - {s.path for s in fence.sources})
+    if missing:
+        raise FenceError(
+            f"verify_claim: the index holds {', '.join(missing)}, which fence {fence.name!r} does not; build "
+            f"the SourceIndex from the fence's sources."
+        )
+    notes: list[str] = []
+    own = [q for q in claim.quantities if not is_weak(q) and period_span(claim, q) is not None]
+    # a small number about a subject a table holds ('the expected term in 2019 was 0.5') is checked: its
+    # row and period place it, where in prose it would match something anywhere by chance
+    placed = [q for q in claim.quantities if is_weak(q) and subject_in_table(claim, q, index)]
+    strong = [q for q in claim.quantities if (not is_weak(q) or q in placed) and q not in own]
+    if own:
+        notes.append(f"not checked, the length of the claim's own period range: {', '.join(q.text for q in own)}")
+    weak = [q.text for q in claim.quantities if is_weak(q) and q not in placed]
+    if weak:
+        notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
+
+    cited: list[str] | None = None
+    named_refs = [r for r in claim.references if r.kind != "url"]
+    dangling: list[str] = []
+    # a URL the claim cites ('(source: https://...)') is a citation as much as 'passage 2': its figures must
+    # stand in the files that fetched or hold that URL
+    citing = [*named_refs, *(r for r in claim.references if r.kind == "url")]
+    if citing:
+        cited = CitedSources()
+        for ref in citing:
+            paths = resolve_reference(ref, index)
+            if ref.kind == "url":
+                for path, ranges in url_scopes(ref, index, paths).items():
+                    cited.scopes.setdefault(path, []).extend(ranges)
+            if paths:
+                cited.extend(p for p in paths if p not in cited)
+            else:
+                dangling.append(ref.text)
+        if dangling:
+            notes.append(f"reference {', '.join(map(repr, dangling))} resolves to no source of this unit")
+        cited = cited or None
+
+    allowed = allowed_origins(claim, index, rules)
+    results: list[AtomResult] = []
+    near: set[tuple[int, int]] = set()
+    pending = list(strong)
+    # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
+    for q in list(pending):
+        matches = about_subject(claim, q, find_atom(q, index), index)
+        if matches:
+            results.append(cited_form(claim, q, index, cited, matches, allowed)
+                           or placed_verdict(q.text, matches, cited, index, allowed))
+            pending.remove(q)
+    for result in results:
+        for f, start, _ in result.spans:
+            line = index.loaded(f).line_of(start)
+            near.update((f, ln) for ln in range(line - 2, line + 3))
+    for q in pending:
+        results.append(_check_quantity(claim, q, index, cited, near))
+    for quote in claim.quotes:
+        matches = find_atom(quote, index)
+        if matches:
+            results.append(placed_verdict(f"“{quote.text}”", matches, cited, index, allowed))
+        else:
+            results.append(AtomResult(quote.text, Verdict.UNSUPPORTED, note=f"quote “{quote.text}” found in no source"))
+    for ref in claim.references:
+        if ref.kind == "url":
+            matches = find_atom(ref, index)
+            if matches:
+                results.append(placed_verdict(ref.target, matches, None, index))
+            else:
+                results.append(AtomResult(ref.text, Verdict.UNSUPPORTED, note=f"URL {ref.target} appears in no source"))
+
+    if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
+        results.extend(_missing_identifiers(claim, index))
+
+    if not results:
+        # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
+        unchecked = [q for q in claim.quantities if is_weak(q) and q not in placed]
+        in_cited = cited and all(any(m.source in cited for m in find_atom(q, index)) for q in unchecked)
+        if named_refs and not dangling and cited and in_cited:
+            first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
+            results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
+        elif dangling:
+            results.append(AtomResult(dangling[0], Verdict.UNSUPPORTED, note="dangling reference"))
+    if dangling and rules.strict_misattribution and any(r.verdict in (Verdict.VERIFIED, Verdict.DERIVED) for r in results):
+        results.append(AtomResult(dangling[0], Verdict.MISATTRIBUTED))
+
+    apply_origin_rules(results, index, allowed, notes)
+
+    if not results:
+        notes.append("nothing checkable" if not weak else "only weak atoms: nothing checkable")
+        return claim.model_copy(update={"verdict": Verdict.UNVERIFIABLE, "verdict_source": "deterministic",
+                                        "evidence": [], "notes": [*claim.notes, *notes]})
+
+    evidence: list[Evidence] = []
+    for result in results:
+        cited_ok = True
+        for span in result.spans:
+            found, problem = _cite(fence, index, claim, span, result.atom, f"{result.verdict.value}: {result.atom}")
+            if found is None:
+                cited_ok = False
+                notes.append(problem or "")
+            elif found not in evidence:
+                evidence.append(found)
+        if not cited_ok and result.verdict in (Verdict.VERIFIED, Verdict.DERIVED):
+            result.verdict = Verdict.UNSUPPORTED  # fail closed: uncited support is no support
+        if result.note:
+            notes.append(result.note)
+    formulas = [r.formula for r in results if r.formula and r.verdict is Verdict.DERIVED]
+    return claim.model_copy(
+        update={
+            "verdict": _worst(r.verdict for r in results),
+            "verdict_source": "deterministic",
+            "evidence": evidence,
+            "formula": "; ".join(formulas) or None,
+            "notes": [*claim.notes, *dict.fromkeys(n for n in notes if n)],
+        }
+    )
+
+
+# A numbered document, field or place ('Form 4506', 'Line 21', 'Schedule 8812', 'Section 121', 'Route 66')
+# names one specific thing; the number is no amount (the parser skips it as a label) but it is content:
+# a source that never names it does not back the claim.
+_IDENTIFIER = re.compile(
+    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight)[ \t\u00a0]+"
+    r"(\d+[A-Za-z]?)\b", re.I)
+
+
+def _missing_identifiers(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
+    """The numbered things the claim names that no source names, in either order and with up to two
+    words between ('Form 1040', 'form no. 1040', '1040 form')."""
+    wanted = {(m.group(1).lower(), m.group(2).lower()): m.group() for m in _IDENTIFIER.finditer(claim.claim)}
+    missing = []
+    for (word, number), shown in sorted(wanted.items()):
+        named = re.compile(rf"\b{word}s?\W+(?:\w+\W+){{0,2}}{number}\b|\b{number}\W+(?:\w+\W+)?{word}", re.I)
+        if not any(named.search(index.loaded(f).text) for f in range(len(index.sources))):
+            missing.append(AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r} is named by no source"))
+    return missing
