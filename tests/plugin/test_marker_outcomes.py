@@ -33,7 +33,7 @@ def test_pass_and_fail_with_the_claim_verdict_node_and_ratios(project):
         "    introduced by: write (round 1)",
         "    note: $99.9 billion contradicted: the same subject has '$85.2 billion' in",
         "          tools/research/r1.lookup_revenue.1.txt",
-        '    sources hold: tools/research/r1.lookup_revenue.1.txt:6 "services revenue fiscal 2023: $85.2',
+        '    sources hold: tools/research/r1.lookup_revenue.1.txt:4 "services revenue fiscal 2023: $85.2',
         '                  billion"',
         "    chain: __report__ report.md:4 | Services revenue was $99.9 billion in fiscal 2023.",
         "       <-  write nodes/write/r1.output.txt:5 | Services revenue was $99.9 billion in fiscal 2023.",
