@@ -21,19 +21,68 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_auditfence.errors import FenceError
+from pytest_auditfence.gate import (
+    DEFAULT_MIN_SUPPORT_SHARE,
+    RULE_CLAIM_IN_DOCUMENT,
+    RULE_CLAIM_SPAN,
+    RULE_EVIDENCE_LENGTH,
+    RULE_EVIDENCE_SUPPORTS,
+    RULE_EVIDENCE_VERBATIM,
+    RULE_SEARCH_FIRST,
+    RULE_SEARCH_FOR_CLAIM,
+    RULE_DERIVATION,
+    GateRules,
+    derivation_problem,
+    finding_kind,
+    is_claim_span,
+    quantities_of,
+    query_belongs,
+    reference_tokens,
+    subject_problem,
+    support_problem,
+)
 from pytest_auditfence.models import Evidence
 
 BACKENDS: tuple[str, ...] = ("python", "ripgrep")
 FENCE_STATE_VERSION = 1
 
-REASON_NO_SEARCH = "No search calls recorded"
-REASON_NO_MATCH = "Evidence does not match any recent search result"
-REASON_NOT_IN_DOCUMENT = "Claim text not found in the document under audit"
+# Every rejection starts with the name of the rule it broke (`gate.RULES`), then says what was wrong.
+REASON_NO_SEARCH = f"{RULE_SEARCH_FIRST}: No search calls recorded"
+REASON_NO_MATCH = f"{RULE_EVIDENCE_VERBATIM}: Evidence does not match any recent search result"
+REASON_OTHER_CLAIMS_SEARCH = (
+    f"{RULE_EVIDENCE_VERBATIM}: Evidence stands only in the results of a search for another claim; search "
+    f"with words of this claim and copy the evidence from those results"
+)
+REASON_NOT_IN_DOCUMENT = f"{RULE_CLAIM_IN_DOCUMENT}: Claim text not found in the document under audit"
+REASON_NOT_A_CLAIM_SPAN = (
+    f"{RULE_CLAIM_SPAN}: claim_in_document is not the claim's own text (a word or phrase of the document is "
+    f"not a claim); copy the claim as listed"
+)
 REASON_ENFORCEMENT_OFF = "Enforcement off for this claim; checks recorded only"
+RECORD_LINES = 8
+"""Lines above an evidence line that count as its record (label, table header) for the shared-word rule."""
+MAX_QUERY_LENGTH = 2_000
+"""Longest search query, in characters: a query is a phrase of a claim, never a document."""
+REGEX_TIMEOUT = 2.0
+"""Seconds a regex search of the python backend may take before it is stopped (`regex=True` only)."""
 
 
 def reason_too_short(length: int, minimum: int) -> str:
-    return f"Evidence too short ({length} < {minimum})"
+    return f"{RULE_EVIDENCE_LENGTH}: Evidence too short ({length} < {minimum}, counted on normalised text)"
+
+
+def reason_no_claim_search(queries: Sequence[str]) -> str:
+    shown = ", ".join(repr(q[:60]) for q in queries[-3:]) or "(none)"
+    return (f"{RULE_SEARCH_FOR_CLAIM}: No search for this claim preceded the submission: no recent query "
+            f"({shown}) shares a word or a figure with it; search with words of the claim first")
+
+
+def reason_unsupported(problem: str) -> str:
+    return f"{RULE_EVIDENCE_SUPPORTS}: Evidence does not support the claim: {problem}"
+
+
+def reason_bad_derivation(problem: str) -> str:
+    return f"{RULE_DERIVATION}: {problem}"
 
 
 class _Model(BaseModel):
@@ -95,6 +144,7 @@ class FenceState(_Model):
     sources: list[Source]
     document: str
     min_evidence_length: int
+    min_support_share: float = DEFAULT_MIN_SUPPORT_SHARE
     history_window: int
     backend: str
     enforce: bool | None = Field(description="None when a callable decided per claim (not serialisable)")
@@ -326,6 +376,7 @@ class Fence:
         *,
         name: str = "unit",
         min_evidence_length: int = 20,
+        min_support_share: float = DEFAULT_MIN_SUPPORT_SHARE,
         history_window: int = 8,
         backend: str = "python",
         enforce: bool | Callable[[str], bool] = True,
@@ -342,6 +393,13 @@ class Fence:
             find_ripgrep()
         if min_evidence_length < 1:
             raise FenceError(f"fence {name!r}: min_evidence_length {min_evidence_length} must be at least 1.")
+        if isinstance(min_support_share, bool) or not isinstance(min_support_share, (int, float)) or not (
+            0 < min_support_share <= 1
+        ):
+            raise FenceError(
+                f"fence {name!r}: min_support_share {min_support_share!r} must be a number in (0, 1], e.g. 0.5 "
+                f"(half of a claim's content words in its evidence)."
+            )
         if history_window < 1:
             raise FenceError(f"fence {name!r}: history_window {history_window} must be at least 1.")
         if not (isinstance(enforce, bool) or callable(enforce)):
@@ -370,6 +428,8 @@ class Fence:
         self.sources: list[Source] = list(sources)
         self.document = document
         self.min_evidence_length = min_evidence_length
+        self.min_support_share = float(min_support_share)
+        self.rules = GateRules(min_support_share=self.min_support_share)
         self.history_window = history_window
         self.backend = backend
         self.enforce = enforce
@@ -502,9 +562,9 @@ class Fence:
             records = records + fence.history[-fence.history_window :]
         return records
 
-    def _match_evidence(self, evidence: str) -> SearchHit | None:
+    def _match_evidence(self, evidence: str, records: Sequence[SearchRecord]) -> SearchHit | None:
         wanted = normalise_whitespace(evidence)
-        for record in self._recent_records():
+        for record in records:
             for run in _consecutive_runs(record.hits):
                 # blank lines inside a run hold no text: joining them would leave a double space that
                 # whitespace-normalised evidence never has
@@ -518,6 +578,31 @@ class Fence:
                 return filled[bisect_right(starts, at) - 1][0]
         return None
 
+    def _names_reference(self, record: SearchRecord, atom: str | None) -> bool:
+        """A search belongs to a reference atom ('Source: 10-K.') when its results come from a source the
+        reference names: the file's label, path or text holds every word of the reference."""
+        return any(self._source_names(path, atom) for path in sorted({hit.source for hit in record.hits}))
+
+    def _source_names(self, path: str, atom: str | None) -> bool:
+        """Does the source at `path` (its label, path or text) hold every word of the reference `atom`?"""
+        wanted = reference_tokens(atom) if atom and not quantities_of(atom) else set()
+        source = self._source_anywhere(path)
+        if not wanted or source is None:
+            return False
+        return wanted <= reference_tokens(f"{source.label or ''} {source.path} {self._load_path(path).text}")
+
+    def _source_anywhere(self, path: str) -> Source | None:
+        for fence in (self, *self.upstream):
+            if path in fence._by_path:
+                return fence._by_path[path]
+        return None
+
+    def _record_above(self, hit: SearchHit) -> str:
+        """The lines above a hit in its file (a record's label, a table's header), up to RECORD_LINES."""
+        loaded = self._load_path(hit.source)
+        first = max(1, hit.line - RECORD_LINES)
+        return "\n".join(loaded.line_text(n) for n in range(first, hit.line))
+
     def _skip_pattern(self, claim: str, finding: str) -> str | None:
         for compiled in self._skip:
             if compiled.search(claim) or compiled.search(finding):
@@ -529,8 +614,55 @@ class Fence:
             return bool(self.enforce(claim))
         return self.enforce
 
+    def _gate(
+        self, claim: str, claim_in_document: str, evidence: str, finding: str, extra: dict[str, Any]
+    ) -> tuple[str | None, SearchHit | None]:
+        """The first rule the submission breaks (its reason, rule name first) and where its evidence stands."""
+        atom = extra.get("atom") if isinstance(extra.get("atom"), str) else None
+        formula = extra.get("formula") if isinstance(extra.get("formula"), str) else None
+        if not self.history:
+            return REASON_NO_SEARCH, None
+        recent = self._recent_records()
+        operands = formula.rpartition("=")[0] if formula else ""
+        own = [r for r in recent if query_belongs(r.query, claim, operands) or self._names_reference(r, atom)]
+        if not own:
+            return reason_no_claim_search([r.query for r in recent]), None
+        length = len(normalise_whitespace(evidence))
+        if length < self.min_evidence_length:
+            return reason_too_short(length, self.min_evidence_length), None
+        location = self._match_evidence(evidence, own)
+        if location is None:
+            elsewhere = self._match_evidence(evidence, recent)
+            return (REASON_OTHER_CLAIMS_SEARCH if elsewhere is not None else REASON_NO_MATCH), None
+        kind = finding_kind(finding)
+        if formula is not None and kind != "contradicted":
+            problem = derivation_problem(claim, evidence, formula, atom=atom)
+            if problem is not None:
+                return reason_bad_derivation(problem), location
+        elif kind == "contradicted":
+            problem = subject_problem(claim, evidence, context=self._record_above(location))
+            if problem is not None:
+                return reason_unsupported(problem), location
+        elif kind != "unsupported" and not self._source_names(location.source, atom):
+            problem = support_problem(claim, evidence, atom=atom, rules=self.rules, context=self._record_above(location))
+            if problem is not None:
+                return reason_unsupported(problem), location
+        if not claim_in_document.strip() or normalise_markdown(claim_in_document) not in self._normalised_document:
+            return REASON_NOT_IN_DOCUMENT, location
+        if not is_claim_span(claim_in_document, claim):
+            return REASON_NOT_A_CLAIM_SPAN, location
+        return None, location
+
     def submit(self, claim: str, claim_in_document: str, evidence: str, finding: str, **extra: Any) -> Submission:
-        """Record a finding; accepted only when it passes the gate (see the module docs of the seed table)."""
+        """Record a finding; accepted only when it passes every rule of the gate (`gate.RULES`, in order):
+
+        search-first (a search was made), search-for-claim (a recent query shares a word or figure with the
+        claim), evidence-length (on normalised text), evidence-verbatim (a substring of a result of such a
+        search), evidence-supports (the claim's quantities, or `min_support_share` of its content words,
+        are in the evidence), derivation (with `formula=`: re-computed), claim-in-document and claim-span
+        (`claim_in_document` is the claim's own text in the document). `atom=` names the one figure or quote
+        of the claim this evidence is for; `formula=` ('a / b = c') submits a derived figure's operand.
+        """
         for label, value in (
             ("claim", claim),
             ("claim_in_document", claim_in_document),
@@ -548,19 +680,7 @@ class Fence:
             )
             self.submissions.append(submission)
             return submission
-        reason: str | None = None
-        location: SearchHit | None = None
-        length = len(evidence.strip())
-        if not self.history:
-            reason = REASON_NO_SEARCH
-        elif length < self.min_evidence_length:
-            reason = reason_too_short(length, self.min_evidence_length)
-        else:
-            location = self._match_evidence(evidence)
-            if location is None:
-                reason = REASON_NO_MATCH
-            elif normalise_markdown(claim_in_document) not in self._normalised_document or not claim_in_document.strip():
-                reason = REASON_NOT_IN_DOCUMENT
+        reason, location = self._gate(claim, claim_in_document, evidence, finding, extra)
         enforced = self._enforced(claim)
         submission = Submission(
             **base,
@@ -609,6 +729,7 @@ class Fence:
             sources=self.sources,
             document=self.document,
             min_evidence_length=self.min_evidence_length,
+            min_support_share=self.min_support_share,
             history_window=self.history_window,
             backend=self.backend,
             enforce=self.enforce if isinstance(self.enforce, bool) else None,
@@ -650,6 +771,7 @@ class Fence:
             state.document,
             name=state.name,
             min_evidence_length=state.min_evidence_length,
+            min_support_share=state.min_support_share,
             history_window=state.history_window,
             backend=state.backend,
             enforce=state.enforce if enforce is None else enforce,
