@@ -101,7 +101,12 @@ class Source(_Model):
     @classmethod
     def from_file(cls, root: str | Path, path: str, *, node: str, kind: str, label: str | None = None) -> Source:
         """A source for an existing file under `root`, its sha256 computed from the bytes on disk."""
-        digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+        try:
+            digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+        except (OSError, ValueError) as exc:
+            raise FenceError(
+                f"source {path!r} under {root}: cannot be read ({exc}); give the path of a file inside the root."
+            ) from exc
         return cls(path=path, node=node, kind=kind, sha256=digest, label=label)
 
 
@@ -254,6 +259,8 @@ class FileStore:
 def _check_sandbox(root: Path, source: Source) -> None:
     raw = source.path
     fix = "Give the path relative to the fence root, with no '..', and keep the file inside the root."
+    if "\x00" in raw:
+        raise FenceError(f"source path {raw!r}: holds a NUL byte (\\x00), which no file name can. {fix}")
     if not raw or raw.strip() != raw:
         raise FenceError(f"source path {raw!r}: empty or padded with spaces. {fix}")
     if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute() or PureWindowsPath(raw).drive:
@@ -262,13 +269,17 @@ def _check_sandbox(root: Path, source: Source) -> None:
         raise FenceError(f"source path {raw!r}: use POSIX separators ('/'). {fix}")
     if ".." in PurePosixPath(raw).parts:
         raise FenceError(f"source path {raw!r}: '..' leaves the sandbox of root {root}. {fix}")
-    resolved = (root / raw).resolve()
+    try:
+        resolved = (root / raw).resolve()
+        is_file = resolved.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a symlink loop
+        raise FenceError(f"source path {raw!r}: cannot be resolved under root {root} ({exc}). {fix}") from exc
     if not resolved.is_relative_to(root):
         raise FenceError(
             f"source path {raw!r}: resolves to {resolved}, outside the fence root {root} (a symlink that "
             f"escapes the sandbox). {fix}"
         )
-    if not resolved.is_file():
+    if not is_file:
         raise FenceError(f"source path {raw!r}: no such file under the fence root {root}. {fix}")
 
 
@@ -291,24 +302,58 @@ def find_ripgrep() -> str:
     )
 
 
-def _compile(query: str, regex: bool, ignore_case: bool, whitespace_insensitive: bool) -> re.Pattern[str]:
+class _TimedPattern:
+    """A regex of the python backend run under one deadline for the whole search (`REGEX_TIMEOUT`): a
+    backtracking pattern such as '(a+)+$' would otherwise hang the audit. The `regex` module checks the
+    clock inside a match; the stdlib `re` cannot be interrupted."""
+
+    def __init__(self, query: str, compiled: Any, timeout: float) -> None:
+        import time
+
+        self.query = query
+        self.compiled = compiled
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+
+    def finditer(self, text: str) -> Iterable[Any]:
+        import time
+
+        left = self.deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            yield from self.compiled.finditer(text, timeout=left)
+        except TimeoutError:
+            raise FenceError(
+                f"search query {self.query[:80]!r}: the regular expression ran longer than {self.timeout:g} s "
+                f"(catastrophic backtracking?). Simplify it, search literally with regex=False, or use "
+                f"backend='ripgrep', whose engine runs in linear time."
+            ) from None
+
+
+def _compile(query: str, regex: bool, ignore_case: bool, whitespace_insensitive: bool) -> Any:
     flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
     if regex:
-        source = query
-    elif whitespace_insensitive:
-        source = whitespace_pattern(query)
-    else:
-        source = re.escape(query)
+        import regex as regex_module  # time-bounded matching (see _TimedPattern)
+
+        try:
+            compiled = regex_module.compile(query, flags)
+        except (regex_module.error, re.error, ValueError, OverflowError, RecursionError) as exc:
+            raise FenceError(
+                f"search query {query[:80]!r}: not a valid regular expression ({exc}). Escape it, or pass "
+                f"regex=False for a literal search."
+            ) from exc
+        return _TimedPattern(query, compiled, REGEX_TIMEOUT)
+    source = whitespace_pattern(query) if whitespace_insensitive else re.escape(query)
     try:
         return re.compile(source, flags)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:
         raise FenceError(
-            f"search query {query!r}: not a valid regular expression ({exc}). Escape it, or pass regex=False "
-            f"for a literal search."
+            f"search query {query[:80]!r}: cannot be compiled ({exc}). Shorten it to a phrase of the claim."
         ) from exc
 
 
-def _python_lines(pattern: re.Pattern[str], loaded: LoadedFile, regex: bool) -> Iterable[int]:
+def _python_lines(pattern: Any, loaded: LoadedFile, regex: bool) -> Iterable[int]:
     """1-based numbers of the lines a match touches, in file order, each once."""
     last = 0
     for match in pattern.finditer(loaded.text):
@@ -335,7 +380,13 @@ def _ripgrep_lines(
         args.append("--multiline")
     args.append("--ignore-case" if ignore_case else "--case-sensitive")
     args += ["--regexp", pattern, "--", *map(str, paths)]
-    proc = subprocess.run(args, capture_output=True, check=False)
+    try:
+        proc = subprocess.run(args, capture_output=True, check=False)
+    except (OSError, ValueError) as exc:  # an argument list too long for the OS, a byte it refuses
+        raise FenceError(
+            f"search query {query[:80]!r} ({len(query)} characters): ripgrep could not be started ({exc}). "
+            f"Search for a shorter phrase, or use backend='python'."
+        ) from exc
     if proc.returncode not in (0, 1):
         raise FenceError(
             f"search query {query!r}: ripgrep failed (exit {proc.returncode}): "
@@ -383,6 +434,8 @@ class Fence:
         skip_patterns: Sequence[str] = (),
         store: FileStore | None = None,
     ) -> None:
+        if "\x00" in str(root):
+            raise FenceError(f"fence {name!r}: root {str(root)!r} holds a NUL byte (\\x00); pass the trace folder.")
         root_path = Path(root)
         if not root_path.is_dir():
             raise FenceError(f"fence {name!r}: root {root_path} is not a folder; pass the trace folder as root.")
@@ -510,6 +563,16 @@ class Fence:
         """
         if not isinstance(query, str) or not query.strip():
             raise FenceError(f"fence {self.name!r}: search query {query!r} is empty; search for a phrase.")
+        if len(query) > MAX_QUERY_LENGTH:
+            raise FenceError(
+                f"fence {self.name!r}: search query of {len(query)} characters ({query[:40]!r}...) is longer than "
+                f"MAX_QUERY_LENGTH ({MAX_QUERY_LENGTH}); search for a phrase of the claim, not a document."
+            )
+        if "\x00" in query:
+            raise FenceError(
+                f"fence {self.name!r}: search query {query[:80]!r} holds a NUL byte (\\x00), which no source "
+                f"line can match; remove it."
+            )
         if max_hits < 1:
             raise FenceError(f"fence {self.name!r}: max_hits {max_hits} must be at least 1.")
         chosen = self.sources if sources is None else [self.source(p) for p in sources]

@@ -122,23 +122,25 @@ def _compatible(claimed: Quantity, observed: Quantity) -> bool:
     return {a, b} <= {"percent", "ratio"}
 
 
-def same_figure(value: float, tolerance: float, observed: float, *, slack: float = 0.0) -> bool:
-    """Is `observed` the figure `value` (shown to `tolerance`) up to a power of ten and the sign?
+_THOUSANDS = tuple(range(-12, 13, 3))
+_PERCENT_POWERS = (0, -2)  # 12% is 12 or 0.12
 
-    A table states its scale above the cells ("in millions"), a percent may be written as a ratio: the
-    evidence line shows the digits, not the scale. `slack` is an extra relative allowance."""
+
+def same_figure(value: float, tolerance: float, observed: float, *, slack: float = 0.0,
+                powers: tuple[int, ...] = _THOUSANDS) -> bool:
+    """Is `observed` the figure `value` (shown to `tolerance`) up to a scale and the sign?
+
+    A table states its scale above the cells ("in millions"), so the evidence line shows the digits, not the
+    scale: scales are powers of a thousand; a percent may be written as a ratio (powers of a hundred).
+    `slack` is an extra relative allowance."""
     value, observed = abs(value), abs(observed)
     if not (math.isfinite(value) and math.isfinite(observed)):
         return False
     if value == 0 or observed == 0:
         return value == observed or (value <= tolerance and observed == 0)
-    shift = round(math.log10(observed) - math.log10(value))
     allowed = abs(tolerance) + slack * value + 1e-9 * value
-    for k in (shift - 1, shift, shift + 1):
-        try:
-            scaled = observed / 10.0**k
-        except OverflowError:
-            continue
+    for k in powers:
+        scaled = observed / 10.0**k
         if abs(scaled - value) <= allowed:
             return True
     return False
@@ -156,8 +158,9 @@ def contains_quantity(claimed: Quantity, evidence: Iterable[Quantity]) -> bool:
             claimed.tolerance + observed.tolerance + CONVERSION_SLACK * abs(claimed.value)
         ):
             return True
-        if same_figure(shown, tolerance, _displayed(observed)[0]) or same_figure(
-            claimed.value, claimed.tolerance, observed.value
+        powers = _PERCENT_POWERS if claimed.kind in ("percent", "bps", "ratio") else _THOUSANDS
+        if same_figure(shown, tolerance, _displayed(observed)[0], powers=powers) or same_figure(
+            claimed.value, claimed.tolerance, observed.value, powers=powers
         ):
             return True
     return False
@@ -298,8 +301,10 @@ def derivation_problem(claim: str, evidence: str, formula: str, *, atom: str | N
             computed.append(_evaluate(ast.parse(source.strip(), mode="eval"), values))
         except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError, IndexError):
             return f"formula {formula!r} is not arithmetic over its figures"
-    if not any(same_figure(shown, tolerance, c, slack=DERIVATION_SLACK)
-               or same_figure(result.value, result.tolerance, c, slack=DERIVATION_SLACK) for c in computed):
+    powers = _PERCENT_POWERS if result.kind in ("percent", "bps", "ratio") else _THOUSANDS
+    if not any(same_figure(shown, tolerance, c, slack=DERIVATION_SLACK, powers=powers)
+               or same_figure(result.value, result.tolerance, c, slack=DERIVATION_SLACK, powers=powers)
+               for c in computed):
         return f"formula {formula!r}: the operands give {computed[0]:.6g}, not {result.text}"
     return None
 
