@@ -17,14 +17,12 @@ from pytest_auditfence.audit.prompts import ACCEPTED, CLAIM_LINE, RECORDED, REJE
 from pytest_auditfence.testing.replies import ChatRequest, Reply, ScriptError, ToolCall, message_text
 
 TRICKS: tuple[str, ...] = ("no_search", "invented_evidence", "echoed_query", "claim_not_in_document",
-                           "borrowed_search", "unsupporting_line", "padded_evidence", "word_as_claim",
-                           "number_only")
+                           "borrowed_search", "unsupporting_line", "padded_evidence", "word_as_claim")
 """Fabrications a `ClaimPlan` can try before its honest submission; the gate must reject each one.
 
 `borrowed_search` submits a line found by a search for `decoy` (another claim's words) without a search of
 its own; `unsupporting_line` searches `decoy` and the claim and submits the decoy's line; `padded_evidence`
-submits two fragments of a hit line joined by 30 spaces; `word_as_claim` gives 'in' as claim_in_document;
-`number_only` submits a line of a search for `decoy` that shares only a number with the claim."""
+submits two fragments of a hit line joined by 30 spaces; `word_as_claim` gives 'in' as claim_in_document."""
 
 _STOP = frozenset("""a an the and or but of to in on at by for with from as is are was were be been being this that
 these those it its than then so because due into over under more most much very also has have had""".split())
@@ -210,7 +208,7 @@ def _next_call(claim_id: str, text: str, plan: ClaimPlan, current: list[_Call], 
     if trick == "no_search" and not searches:
         return submit(text, f"The sources clearly state that {text}", "supported")
     decoy_lines = [line for c in searches if c.args.get("query") == plan.decoy for line in _hit_lines(c.result)]
-    if trick in ("borrowed_search", "unsupporting_line", "number_only"):
+    if trick in ("borrowed_search", "unsupporting_line"):
         if plan.decoy is None:
             raise ScriptError(f"ClaimPlan(fabricate=({trick!r},)) needs decoy=<a query for another claim's line>")
         if not any(c.args.get("query") == plan.decoy for c in searches):
