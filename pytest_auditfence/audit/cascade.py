@@ -263,6 +263,9 @@ class _Auditor:
                 f"(snapshot.trace_dir)."
             )
         self.manifest = manifest if manifest is not None else load_manifest(self.trace_dir)
+        from pytest_auditfence.integrity import verify_trace
+
+        verify_trace(self.trace_dir, self.manifest)  # every file read below is the one captured (sha256)
         self.policy = policy or Policy()
         if not self.manifest.complete and not self.policy.allow_incomplete:
             reason = self.manifest.incomplete_reason or "the run raised or capture events were lost"
