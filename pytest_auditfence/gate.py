@@ -204,7 +204,11 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
             return None
         if reference_tokens(atom) and reference_tokens(atom) <= reference_tokens(f"{evidence} {context}"):
             return None
-        # another atom the text does not repeat: fall through to the claim's words
+        # an atom the parser cannot read (a hook's quantity written in words): the verifier matched its
+        # value; the gate asks for a shared content word, as for any figure
+        if content_words(claim) & record_words:
+            return None
+        return f"the evidence holds neither {atom!r} nor any word of the claim"
     claimed = [q for q in quantities_of(claim)]
     words = content_words(claim)
     shared = words & content_words(evidence)
