@@ -16,7 +16,7 @@ import shlex
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from pytest_auditfence.errors import AuditFenceError, CassetteMissError
 
@@ -47,8 +47,9 @@ DROPPED_RESPONSE_HEADERS = frozenset({
     "x-envoy-upstream-service-time", "content-length", "transfer-encoding",
 })
 DROPPED_RESPONSE_HEADER_PREFIXES = ("x-ratelimit-",)
-# Query parameters that carry keys on some providers (Google `key=`, proxies `api_key=`).
-DROPPED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token", "token")
+# Query parameters that carry keys on some providers (Google `key=`, proxies `api_key=`); any parameter
+# whose name is credential-like (`apikey`, `x-auth-token`) or whose value looks like a secret goes too.
+DROPPED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token", "token", "sig", "signature")
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
 _MAX_NAME = 120
@@ -217,6 +218,30 @@ def _without_port(uri: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def _credential_header(name: str, value: Any, redactor: Redactor) -> bool:
+    """A header whose name or value looks like a credential (`X-Auth-Token`, a value holding a key)."""
+    lower = name.lower()
+    from pytest_auditfence.redact import is_credential_key
+
+    if lower in DROPPED_REQUEST_HEADERS or lower.startswith(DROPPED_REQUEST_HEADER_PREFIXES) or is_credential_key(name):
+        return True
+    return isinstance(value, str) and redactor.text(value) != value
+
+
+def _without_credentials(uri: str, redactor: Redactor) -> str:
+    """`uri` without user info and without query parameters whose name or value looks like a credential."""
+    from pytest_auditfence.redact import is_credential_key
+
+    parts = urlsplit(uri)
+    netloc = parts.netloc.rpartition("@")[2]
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k.lower() not in DROPPED_QUERY_PARAMETERS and not is_credential_key(k) and redactor.text(v) == v]
+    query = urlencode(kept) if len(kept) != len(parse_qsl(parts.query, keep_blank_values=True)) else parts.query
+    if netloc == parts.netloc and query == parts.query:
+        return uri
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def _redact_body(text: str, redactor: Redactor) -> str:
     # JSON is redacted as structure, so credential-named fields (api_key, token...) go too
     try:
@@ -229,13 +254,12 @@ def _redact_body(text: str, redactor: Redactor) -> str:
 def _request_filter(redactor: Redactor) -> Callable[[Request], Request]:
     def before_record_request(request: Request) -> Request:
         # vcrpy runs this on recorded requests and on live ones before matching, so both sides agree
-        request.uri = _without_port(request.uri)
+        request.uri = _without_credentials(_without_port(request.uri), redactor)
         headers = {}
         for name, value in request.headers.items():
-            lower = name.lower()
-            if lower in DROPPED_REQUEST_HEADERS or lower.startswith(DROPPED_REQUEST_HEADER_PREFIXES):
+            if _credential_header(name, value, redactor):
                 continue
-            headers[name] = redactor.text(value) if isinstance(value, str) else value
+            headers[name] = value
         request.headers = headers
         text = _as_text(request.body)
         if text:
@@ -246,12 +270,14 @@ def _request_filter(redactor: Redactor) -> Callable[[Request], Request]:
 
 
 def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    from pytest_auditfence.redact import is_credential_key
+
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = {
             name: [redactor.text(v) if isinstance(v, str) else v for v in values]
             for name, values in response.get("headers", {}).items()
             if name.lower() not in DROPPED_RESPONSE_HEADERS
-            and not name.lower().startswith(DROPPED_RESPONSE_HEADER_PREFIXES)
+            and not name.lower().startswith(DROPPED_RESPONSE_HEADER_PREFIXES) and not is_credential_key(name)
         }
         body = response.get("body", {})
         text = _as_text(body.get("string"))
@@ -280,10 +306,9 @@ def _guard_secrets(cassette: Cassette, extra_filters: Sequence[TextFilter]) -> N
         request = theirs_request(request)
         if request is None:
             return None
+        request.uri = _without_credentials(request.uri, redactor)
         request.headers = {
-            name: redactor.text(value) if isinstance(value, str) else value
-            for name, value in request.headers.items()
-            if name.lower() not in DROPPED_REQUEST_HEADERS
+            name: value for name, value in request.headers.items() if not _credential_header(name, value, redactor)
         }
         text = _as_text(request.body)
         if text:

@@ -274,6 +274,10 @@ class _Auditor:
                 f"could pass by accident, so it is refused. Fix the run and capture again, or pass "
                 f"Policy(allow_incomplete=True) to audit what was captured."
             )
+        if document is not None:  # passed directly: redacted like captured data before it reaches any output
+            from pytest_auditfence.redact import Redactor
+
+            document = Redactor().text(document)
         self.document = document if document is not None else self._recorded_report()
         self.files = {f.path: f for f in self.manifest.files}
         self.cache = IndexCache()
