@@ -138,7 +138,7 @@ _RULES: tuple[_Rule, ...] = (
     # Credentials inside URLs: `postgres://user:password@host`, `https://user:token@proxy`.
     _Rule(
         "url-credential",
-        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\[\]\"'<>]{1,128}:)([^\s@/\"'<>]{1,256})(@)"),
+        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\[\]\"'<>]{0,128}:)([^\s@/\"'<>]{1,256})(@)"),
         ("://",),
         group=2,
     ),
@@ -161,7 +161,7 @@ _RULES: tuple[_Rule, ...] = (
         "credential",
         re.compile(
             r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret"
-            r"|password|passwd|passphrase)\s*[:=]\s*)([^\s\"'\\&,;\[\]<>]{6,})"
+            r"|password|passwd|passphrase)\s*[:=]\s*)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{6,})"
         ),
         ("key", "secret", "passw"),
         group=2,
@@ -171,7 +171,7 @@ _RULES: tuple[_Rule, ...] = (
         "credential",
         re.compile(
             r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
-            r"|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)([^\s\"'\\&,;\[\]<>]{8,})"
+            r"|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{8,})"
         ),
         ("token",),
         group=2,
