@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pytest_auditfence.errors import AuditFenceError, CassetteMissError
+from pytest_auditfence.errors import AuditFenceError, CassetteMissError, CassetteYamlError
 
 if TYPE_CHECKING:  # pragma: no cover
     import vcr
@@ -439,8 +439,42 @@ def use_cassette(
 
     config = recorder.get_merged_config(path=os.fspath(path))
     context = CassetteContextDecorator.from_args(_fence_cassette_class(test_nodeid), **config)
-    with translate_misses(test_nodeid), context as cassette:
-        yield cassette
+    import yaml
+
+    with contextlib.ExitStack() as stack:
+        try:
+            cassette = stack.enter_context(context)
+        except (yaml.YAMLError, KeyError, TypeError, ValueError) as exc:  # loading the file, not the test body
+            raise cassette_yaml_error(path, test_nodeid, exc) from None
+        with translate_misses(test_nodeid):
+            yield cassette
+
+
+def cassette_yaml_error(path: Path | str, test_nodeid: str | None, exc: BaseException) -> CassetteYamlError:
+    """The named error for a cassette file that does not load: file, line, what is wrong, the fix."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or f"{type(exc).__name__}: {exc}"
+    return CassetteYamlError(
+        f"cassette {_display(path)}: not a readable vcrpy YAML cassette{where} ({problem}); it was edited or "
+        f"damaged. Record it again: {rerecord_command(test_nodeid, path, exists=True)}"
+    )
+
+
+def check_cassette(path: Path | str, test_nodeid: str | None = None) -> None:
+    """Raise `CassetteYamlError` when the cassette at `path` exists and is not a loadable YAML cassette."""
+    import yaml
+
+    file = Path(path)
+    if not file.is_file():
+        return
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        raise cassette_yaml_error(path, test_nodeid, exc) from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise cassette_yaml_error(path, test_nodeid, ValueError("no 'interactions' list at the top"))
 
 
 @contextlib.contextmanager

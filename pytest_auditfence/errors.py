@@ -40,3 +40,7 @@ class CassetteMissError(AuditFenceError):
 
 class IntegrityError(ManifestError):
     """A trace folder disagrees with its manifest: a file, blob or journal changed after capture (fails closed)."""
+
+
+class CassetteYamlError(AuditFenceError):
+    """A cassette file is not valid YAML (or not a vcrpy cassette): named with its line and the re-record command."""
