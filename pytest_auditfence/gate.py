@@ -184,6 +184,17 @@ def query_belongs(query: str, claim: str, extra_atoms: str = "") -> bool:
     return any(contains_quantity(q, found) for q in quantities_of(f"{claim} {extra_atoms}"))
 
 
+def _matched(wanted: set[str], found: set[str]) -> set[str]:
+    """The wanted words in `found`, a word also matching a longer form of it ('grocer' / 'grocery')."""
+    out = wanted & found
+    for word in wanted - out:
+        if any(len(a) >= 5 and b.startswith(a) for a, b in ((word, f) for f in found)) or any(
+            len(f) >= 5 and word.startswith(f) for f in found
+        ):
+            out.add(word)
+    return out
+
+
 def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateRules, context: str = "") -> str | None:
     """Why `evidence` does not mechanically support `claim` (None when it does); see the module notes.
 
@@ -221,6 +232,7 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
         return None
     if not words:
         return "the claim has no content words and no quantities the evidence could hold"
+    shared = _matched(words, content_words(evidence))
     share = len(shared) / len(words)
     if share + 1e-9 < rules.min_support_share:
         return (f"the evidence holds {len(shared)} of the claim's {len(words)} content words ({share:.0%}); at "
