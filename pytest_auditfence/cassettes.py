@@ -16,9 +16,9 @@ import shlex
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from pytest_auditfence.errors import AuditFenceError, CassetteMissError
+from pytest_auditfence.errors import AuditFenceError, CassetteMissError, CassetteYamlError
 
 if TYPE_CHECKING:  # pragma: no cover
     import vcr
@@ -47,8 +47,9 @@ DROPPED_RESPONSE_HEADERS = frozenset({
     "x-envoy-upstream-service-time", "content-length", "transfer-encoding",
 })
 DROPPED_RESPONSE_HEADER_PREFIXES = ("x-ratelimit-",)
-# Query parameters that carry keys on some providers (Google `key=`, proxies `api_key=`).
-DROPPED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token", "token")
+# Query parameters that carry keys on some providers (Google `key=`, proxies `api_key=`); any parameter
+# whose name is credential-like (`apikey`, `x-auth-token`) or whose value looks like a secret goes too.
+DROPPED_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token", "token", "sig", "signature")
 
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.\-\[\]]+")
 _MAX_NAME = 120
@@ -222,6 +223,30 @@ def _without_port(uri: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def _credential_header(name: str, value: Any, redactor: Redactor) -> bool:
+    """A header whose name or value looks like a credential (`X-Auth-Token`, a value holding a key)."""
+    lower = name.lower()
+    from pytest_auditfence.redact import is_credential_key
+
+    if lower in DROPPED_REQUEST_HEADERS or lower.startswith(DROPPED_REQUEST_HEADER_PREFIXES) or is_credential_key(name):
+        return True
+    return isinstance(value, str) and redactor.text(value) != value
+
+
+def _without_credentials(uri: str, redactor: Redactor) -> str:
+    """`uri` without user info and without query parameters whose name or value looks like a credential."""
+    from pytest_auditfence.redact import is_credential_key
+
+    parts = urlsplit(uri)
+    netloc = parts.netloc.rpartition("@")[2]
+    kept = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+            if k.lower() not in DROPPED_QUERY_PARAMETERS and not is_credential_key(k) and redactor.text(v) == v]
+    query = urlencode(kept) if len(kept) != len(parse_qsl(parts.query, keep_blank_values=True)) else parts.query
+    if netloc == parts.netloc and query == parts.query:
+        return uri
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
 def _redact_body(text: str, redactor: Redactor) -> str:
     # JSON is redacted as structure, so credential-named fields (api_key, token...) go too
     try:
@@ -234,13 +259,12 @@ def _redact_body(text: str, redactor: Redactor) -> str:
 def _request_filter(redactor: Redactor) -> Callable[[Request], Request]:
     def before_record_request(request: Request) -> Request:
         # vcrpy runs this on recorded requests and on live ones before matching, so both sides agree
-        request.uri = _without_port(request.uri)
+        request.uri = _without_credentials(_without_port(request.uri), redactor)
         headers = {}
         for name, value in request.headers.items():
-            lower = name.lower()
-            if lower in DROPPED_REQUEST_HEADERS or lower.startswith(DROPPED_REQUEST_HEADER_PREFIXES):
+            if _credential_header(name, value, redactor):
                 continue
-            headers[name] = redactor.text(value) if isinstance(value, str) else value
+            headers[name] = value
         request.headers = headers
         text = _as_text(request.body)
         if text:
@@ -251,12 +275,14 @@ def _request_filter(redactor: Redactor) -> Callable[[Request], Request]:
 
 
 def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    from pytest_auditfence.redact import is_credential_key
+
     def before_record_response(response: dict[str, Any]) -> dict[str, Any]:
         response["headers"] = {
             name: [redactor.text(v) if isinstance(v, str) else v for v in values]
             for name, values in response.get("headers", {}).items()
             if name.lower() not in DROPPED_RESPONSE_HEADERS
-            and not name.lower().startswith(DROPPED_RESPONSE_HEADER_PREFIXES)
+            and not name.lower().startswith(DROPPED_RESPONSE_HEADER_PREFIXES) and not is_credential_key(name)
         }
         body = response.get("body", {})
         text = _as_text(body.get("string"))
@@ -267,12 +293,6 @@ def _response_filter(redactor: Redactor) -> Callable[[dict[str, Any]], dict[str,
         return response
 
     return before_record_response
-
-
-def _without_dropped_query(request: Request) -> Request:
-    from vcr.filters import replace_query_parameters
-
-    return replace_query_parameters(request, [(name, None) for name in DROPPED_QUERY_PARAMETERS])
 
 
 def _fence_matchers() -> list[Callable[[Request, Request], None]]:
@@ -303,12 +323,9 @@ def adopt_cassette(cassette: Cassette, extra_filters: Sequence[TextFilter], *, m
         request = theirs_request(request)
         if request is None:
             return None
-        request = _without_dropped_query(request)
+        request.uri = _without_credentials(request.uri, redactor)
         request.headers = {
-            name: redactor.text(value) if isinstance(value, str) else value
-            for name, value in request.headers.items()
-            if name.lower() not in DROPPED_REQUEST_HEADERS
-            and not name.lower().startswith(DROPPED_REQUEST_HEADER_PREFIXES)
+            name: value for name, value in request.headers.items() if not _credential_header(name, value, redactor)
         }
         text = _as_text(request.body)
         if text:
@@ -444,8 +461,42 @@ def use_cassette(
 
     config = recorder.get_merged_config(path=os.fspath(path))
     context = CassetteContextDecorator.from_args(_fence_cassette_class(test_nodeid), **config)
-    with translate_misses(test_nodeid), context as cassette:
-        yield cassette
+    import yaml
+
+    with contextlib.ExitStack() as stack:
+        try:
+            cassette = stack.enter_context(context)
+        except (yaml.YAMLError, KeyError, TypeError, ValueError) as exc:  # loading the file, not the test body
+            raise cassette_yaml_error(path, test_nodeid, exc) from None
+        with translate_misses(test_nodeid):
+            yield cassette
+
+
+def cassette_yaml_error(path: Path | str, test_nodeid: str | None, exc: BaseException) -> CassetteYamlError:
+    """The named error for a cassette file that does not load: file, line, what is wrong, the fix."""
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    problem = getattr(exc, "problem", None) or f"{type(exc).__name__}: {exc}"
+    return CassetteYamlError(
+        f"cassette {_display(path)}: not a readable vcrpy YAML cassette{where} ({problem}); it was edited or "
+        f"damaged. Record it again: {rerecord_command(test_nodeid, path, exists=True)}"
+    )
+
+
+def check_cassette(path: Path | str, test_nodeid: str | None = None) -> None:
+    """Raise `CassetteYamlError` when the cassette at `path` exists and is not a loadable YAML cassette."""
+    import yaml
+
+    file = Path(path)
+    if not file.is_file():
+        return
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(file.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506 - a safe loader
+    except (yaml.YAMLError, UnicodeDecodeError, OSError) as exc:
+        raise cassette_yaml_error(path, test_nodeid, exc) from None
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise cassette_yaml_error(path, test_nodeid, ValueError("no 'interactions' list at the top"))
 
 
 @contextlib.contextmanager

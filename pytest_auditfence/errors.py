@@ -36,3 +36,11 @@ class AuditError(AuditFenceError):
 
 class CassetteMissError(AuditFenceError):
     """An LLM request had no recorded response in the test's cassette (replay-only mode)."""
+
+
+class IntegrityError(ManifestError):
+    """A trace folder disagrees with its manifest: a file, blob or journal changed after capture (fails closed)."""
+
+
+class CassetteYamlError(AuditFenceError):
+    """A cassette file is not valid YAML (or not a vcrpy cassette): named with its line and the re-record command."""

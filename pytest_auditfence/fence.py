@@ -21,19 +21,68 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_auditfence.errors import FenceError
+from pytest_auditfence.gate import (
+    DEFAULT_MIN_SUPPORT_SHARE,
+    RULE_CLAIM_IN_DOCUMENT,
+    RULE_CLAIM_SPAN,
+    RULE_EVIDENCE_LENGTH,
+    RULE_EVIDENCE_SUPPORTS,
+    RULE_EVIDENCE_VERBATIM,
+    RULE_SEARCH_FIRST,
+    RULE_SEARCH_FOR_CLAIM,
+    RULE_DERIVATION,
+    GateRules,
+    derivation_problem,
+    finding_kind,
+    is_claim_span,
+    quantities_of,
+    query_belongs,
+    reference_tokens,
+    subject_problem,
+    support_problem,
+)
 from pytest_auditfence.models import Evidence
 
 BACKENDS: tuple[str, ...] = ("python", "ripgrep")
 FENCE_STATE_VERSION = 1
 
-REASON_NO_SEARCH = "No search calls recorded"
-REASON_NO_MATCH = "Evidence does not match any recent search result"
-REASON_NOT_IN_DOCUMENT = "Claim text not found in the document under audit"
+# Every rejection starts with the name of the rule it broke (`gate.RULES`), then says what was wrong.
+REASON_NO_SEARCH = f"{RULE_SEARCH_FIRST}: No search calls recorded"
+REASON_NO_MATCH = f"{RULE_EVIDENCE_VERBATIM}: Evidence does not match any recent search result"
+REASON_OTHER_CLAIMS_SEARCH = (
+    f"{RULE_EVIDENCE_VERBATIM}: Evidence stands only in the results of a search for another claim; search "
+    f"with words of this claim and copy the evidence from those results"
+)
+REASON_NOT_IN_DOCUMENT = f"{RULE_CLAIM_IN_DOCUMENT}: Claim text not found in the document under audit"
+REASON_NOT_A_CLAIM_SPAN = (
+    f"{RULE_CLAIM_SPAN}: claim_in_document is not the claim's own text (a word or phrase of the document is "
+    f"not a claim); copy the claim as listed"
+)
 REASON_ENFORCEMENT_OFF = "Enforcement off for this claim; checks recorded only"
+RECORD_LINES = 8
+"""Lines above an evidence line that count as its record (label, table header) for the shared-word rule."""
+MAX_QUERY_LENGTH = 2_000
+"""Longest search query, in characters: a query is a phrase of a claim, never a document."""
+REGEX_TIMEOUT = 2.0
+"""Seconds a regex search of the python backend may take before it is stopped (`regex=True` only)."""
 
 
 def reason_too_short(length: int, minimum: int) -> str:
-    return f"Evidence too short ({length} < {minimum})"
+    return f"{RULE_EVIDENCE_LENGTH}: Evidence too short ({length} < {minimum}, counted on normalised text)"
+
+
+def reason_no_claim_search(queries: Sequence[str]) -> str:
+    shown = ", ".join(repr(q[:60]) for q in queries[-3:]) or "(none)"
+    return (f"{RULE_SEARCH_FOR_CLAIM}: No search for this claim preceded the submission: no recent query "
+            f"({shown}) shares a word or a figure with it; search with words of the claim first")
+
+
+def reason_unsupported(problem: str) -> str:
+    return f"{RULE_EVIDENCE_SUPPORTS}: Evidence does not support the claim: {problem}"
+
+
+def reason_bad_derivation(problem: str) -> str:
+    return f"{RULE_DERIVATION}: {problem}"
 
 
 class _Model(BaseModel):
@@ -52,7 +101,12 @@ class Source(_Model):
     @classmethod
     def from_file(cls, root: str | Path, path: str, *, node: str, kind: str, label: str | None = None) -> Source:
         """A source for an existing file under `root`, its sha256 computed from the bytes on disk."""
-        digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+        try:
+            digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+        except (OSError, ValueError) as exc:
+            raise FenceError(
+                f"source {path!r} under {root}: cannot be read ({exc}); give the path of a file inside the root."
+            ) from exc
         return cls(path=path, node=node, kind=kind, sha256=digest, label=label)
 
 
@@ -95,6 +149,7 @@ class FenceState(_Model):
     sources: list[Source]
     document: str
     min_evidence_length: int
+    min_support_share: float = DEFAULT_MIN_SUPPORT_SHARE
     history_window: int
     backend: str
     enforce: bool | None = Field(description="None when a callable decided per claim (not serialisable)")
@@ -204,6 +259,8 @@ class FileStore:
 def _check_sandbox(root: Path, source: Source) -> None:
     raw = source.path
     fix = "Give the path relative to the fence root, with no '..', and keep the file inside the root."
+    if "\x00" in raw:
+        raise FenceError(f"source path {raw!r}: holds a NUL byte (\\x00), which no file name can. {fix}")
     if not raw or raw.strip() != raw:
         raise FenceError(f"source path {raw!r}: empty or padded with spaces. {fix}")
     if PurePosixPath(raw).is_absolute() or PureWindowsPath(raw).is_absolute() or PureWindowsPath(raw).drive:
@@ -212,13 +269,17 @@ def _check_sandbox(root: Path, source: Source) -> None:
         raise FenceError(f"source path {raw!r}: use POSIX separators ('/'). {fix}")
     if ".." in PurePosixPath(raw).parts:
         raise FenceError(f"source path {raw!r}: '..' leaves the sandbox of root {root}. {fix}")
-    resolved = (root / raw).resolve()
+    try:
+        resolved = (root / raw).resolve()
+        is_file = resolved.is_file()
+    except (OSError, ValueError, RuntimeError) as exc:  # a name too long, a symlink loop
+        raise FenceError(f"source path {raw!r}: cannot be resolved under root {root} ({exc}). {fix}") from exc
     if not resolved.is_relative_to(root):
         raise FenceError(
             f"source path {raw!r}: resolves to {resolved}, outside the fence root {root} (a symlink that "
             f"escapes the sandbox). {fix}"
         )
-    if not resolved.is_file():
+    if not is_file:
         raise FenceError(f"source path {raw!r}: no such file under the fence root {root}. {fix}")
 
 
@@ -241,24 +302,58 @@ def find_ripgrep() -> str:
     )
 
 
-def _compile(query: str, regex: bool, ignore_case: bool, whitespace_insensitive: bool) -> re.Pattern[str]:
+class _TimedPattern:
+    """A regex of the python backend run under one deadline for the whole search (`REGEX_TIMEOUT`): a
+    backtracking pattern such as '(a+)+$' would otherwise hang the audit. The `regex` module checks the
+    clock inside a match; the stdlib `re` cannot be interrupted."""
+
+    def __init__(self, query: str, compiled: Any, timeout: float) -> None:
+        import time
+
+        self.query = query
+        self.compiled = compiled
+        self.deadline = time.monotonic() + timeout
+        self.timeout = timeout
+
+    def finditer(self, text: str) -> Iterable[Any]:
+        import time
+
+        left = self.deadline - time.monotonic()
+        try:
+            if left <= 0:
+                raise TimeoutError
+            yield from self.compiled.finditer(text, timeout=left)
+        except TimeoutError:
+            raise FenceError(
+                f"search query {self.query[:80]!r}: the regular expression ran longer than {self.timeout:g} s "
+                f"(catastrophic backtracking?). Simplify it, search literally with regex=False, or use "
+                f"backend='ripgrep', whose engine runs in linear time."
+            ) from None
+
+
+def _compile(query: str, regex: bool, ignore_case: bool, whitespace_insensitive: bool) -> Any:
     flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
     if regex:
-        source = query
-    elif whitespace_insensitive:
-        source = whitespace_pattern(query)
-    else:
-        source = re.escape(query)
+        import regex as regex_module  # time-bounded matching (see _TimedPattern)
+
+        try:
+            compiled = regex_module.compile(query, flags)
+        except (regex_module.error, re.error, ValueError, OverflowError, RecursionError) as exc:
+            raise FenceError(
+                f"search query {query[:80]!r}: not a valid regular expression ({exc}). Escape it, or pass "
+                f"regex=False for a literal search."
+            ) from exc
+        return _TimedPattern(query, compiled, REGEX_TIMEOUT)
+    source = whitespace_pattern(query) if whitespace_insensitive else re.escape(query)
     try:
         return re.compile(source, flags)
-    except re.error as exc:
+    except (re.error, OverflowError, RecursionError) as exc:
         raise FenceError(
-            f"search query {query!r}: not a valid regular expression ({exc}). Escape it, or pass regex=False "
-            f"for a literal search."
+            f"search query {query[:80]!r}: cannot be compiled ({exc}). Shorten it to a phrase of the claim."
         ) from exc
 
 
-def _python_lines(pattern: re.Pattern[str], loaded: LoadedFile, regex: bool) -> Iterable[int]:
+def _python_lines(pattern: Any, loaded: LoadedFile, regex: bool) -> Iterable[int]:
     """1-based numbers of the lines a match touches, in file order, each once."""
     last = 0
     for match in pattern.finditer(loaded.text):
@@ -285,7 +380,13 @@ def _ripgrep_lines(
         args.append("--multiline")
     args.append("--ignore-case" if ignore_case else "--case-sensitive")
     args += ["--regexp", pattern, "--", *map(str, paths)]
-    proc = subprocess.run(args, capture_output=True, check=False)
+    try:
+        proc = subprocess.run(args, capture_output=True, check=False)
+    except (OSError, ValueError) as exc:  # an argument list too long for the OS, a byte it refuses
+        raise FenceError(
+            f"search query {query[:80]!r} ({len(query)} characters): ripgrep could not be started ({exc}). "
+            f"Search for a shorter phrase, or use backend='python'."
+        ) from exc
     if proc.returncode not in (0, 1):
         raise FenceError(
             f"search query {query!r}: ripgrep failed (exit {proc.returncode}): "
@@ -326,12 +427,15 @@ class Fence:
         *,
         name: str = "unit",
         min_evidence_length: int = 20,
+        min_support_share: float = DEFAULT_MIN_SUPPORT_SHARE,
         history_window: int = 8,
         backend: str = "python",
         enforce: bool | Callable[[str], bool] = True,
         skip_patterns: Sequence[str] = (),
         store: FileStore | None = None,
     ) -> None:
+        if "\x00" in str(root):
+            raise FenceError(f"fence {name!r}: root {str(root)!r} holds a NUL byte (\\x00); pass the trace folder.")
         root_path = Path(root)
         if not root_path.is_dir():
             raise FenceError(f"fence {name!r}: root {root_path} is not a folder; pass the trace folder as root.")
@@ -342,6 +446,13 @@ class Fence:
             find_ripgrep()
         if min_evidence_length < 1:
             raise FenceError(f"fence {name!r}: min_evidence_length {min_evidence_length} must be at least 1.")
+        if isinstance(min_support_share, bool) or not isinstance(min_support_share, (int, float)) or not (
+            0 < min_support_share <= 1
+        ):
+            raise FenceError(
+                f"fence {name!r}: min_support_share {min_support_share!r} must be a number in (0, 1], e.g. 0.5 "
+                f"(half of a claim's content words in its evidence)."
+            )
         if history_window < 1:
             raise FenceError(f"fence {name!r}: history_window {history_window} must be at least 1.")
         if not (isinstance(enforce, bool) or callable(enforce)):
@@ -370,6 +481,8 @@ class Fence:
         self.sources: list[Source] = list(sources)
         self.document = document
         self.min_evidence_length = min_evidence_length
+        self.min_support_share = float(min_support_share)
+        self.rules = GateRules(min_support_share=self.min_support_share)
         self.history_window = history_window
         self.backend = backend
         self.enforce = enforce
@@ -450,6 +563,16 @@ class Fence:
         """
         if not isinstance(query, str) or not query.strip():
             raise FenceError(f"fence {self.name!r}: search query {query!r} is empty; search for a phrase.")
+        if len(query) > MAX_QUERY_LENGTH:
+            raise FenceError(
+                f"fence {self.name!r}: search query of {len(query)} characters ({query[:40]!r}...) is longer than "
+                f"MAX_QUERY_LENGTH ({MAX_QUERY_LENGTH}); search for a phrase of the claim, not a document."
+            )
+        if "\x00" in query:
+            raise FenceError(
+                f"fence {self.name!r}: search query {query[:80]!r} holds a NUL byte (\\x00), which no source "
+                f"line can match; remove it."
+            )
         if max_hits < 1:
             raise FenceError(f"fence {self.name!r}: max_hits {max_hits} must be at least 1.")
         chosen = self.sources if sources is None else [self.source(p) for p in sources]
@@ -502,9 +625,9 @@ class Fence:
             records = records + fence.history[-fence.history_window :]
         return records
 
-    def _match_evidence(self, evidence: str) -> SearchHit | None:
+    def _match_evidence(self, evidence: str, records: Sequence[SearchRecord]) -> SearchHit | None:
         wanted = normalise_whitespace(evidence)
-        for record in self._recent_records():
+        for record in records:
             for run in _consecutive_runs(record.hits):
                 # blank lines inside a run hold no text: joining them would leave a double space that
                 # whitespace-normalised evidence never has
@@ -518,6 +641,31 @@ class Fence:
                 return filled[bisect_right(starts, at) - 1][0]
         return None
 
+    def _names_reference(self, record: SearchRecord, atom: str | None) -> bool:
+        """A search belongs to a reference atom ('Source: 10-K.') when its results come from a source the
+        reference names: the file's label, path or text holds every word of the reference."""
+        return any(self._source_names(path, atom) for path in sorted({hit.source for hit in record.hits}))
+
+    def _source_names(self, path: str, atom: str | None) -> bool:
+        """Does the source at `path` (its label, path or text) hold every word of the reference `atom`?"""
+        wanted = reference_tokens(atom) if atom and not quantities_of(atom) else set()
+        source = self._source_anywhere(path)
+        if not wanted or source is None:
+            return False
+        return wanted <= reference_tokens(f"{source.label or ''} {source.path} {self._load_path(path).text}")
+
+    def _source_anywhere(self, path: str) -> Source | None:
+        for fence in (self, *self.upstream):
+            if path in fence._by_path:
+                return fence._by_path[path]
+        return None
+
+    def _record_above(self, hit: SearchHit) -> str:
+        """The lines above a hit in its file (a record's label, a table's header), up to RECORD_LINES."""
+        loaded = self._load_path(hit.source)
+        first = max(1, hit.line - RECORD_LINES)
+        return "\n".join(loaded.line_text(n) for n in range(first, hit.line))
+
     def _skip_pattern(self, claim: str, finding: str) -> str | None:
         for compiled in self._skip:
             if compiled.search(claim) or compiled.search(finding):
@@ -529,8 +677,55 @@ class Fence:
             return bool(self.enforce(claim))
         return self.enforce
 
+    def _gate(
+        self, claim: str, claim_in_document: str, evidence: str, finding: str, extra: dict[str, Any]
+    ) -> tuple[str | None, SearchHit | None]:
+        """The first rule the submission breaks (its reason, rule name first) and where its evidence stands."""
+        atom = extra.get("atom") if isinstance(extra.get("atom"), str) else None
+        formula = extra.get("formula") if isinstance(extra.get("formula"), str) else None
+        if not self.history:
+            return REASON_NO_SEARCH, None
+        recent = self._recent_records()
+        operands = formula.rpartition("=")[0] if formula else ""
+        own = [r for r in recent if query_belongs(r.query, claim, operands) or self._names_reference(r, atom)]
+        if not own:
+            return reason_no_claim_search([r.query for r in recent]), None
+        length = len(normalise_whitespace(evidence))
+        if length < self.min_evidence_length:
+            return reason_too_short(length, self.min_evidence_length), None
+        location = self._match_evidence(evidence, own)
+        if location is None:
+            elsewhere = self._match_evidence(evidence, recent)
+            return (REASON_OTHER_CLAIMS_SEARCH if elsewhere is not None else REASON_NO_MATCH), None
+        kind = finding_kind(finding)
+        if formula is not None and kind != "contradicted":
+            problem = derivation_problem(claim, evidence, formula, atom=atom)
+            if problem is not None:
+                return reason_bad_derivation(problem), location
+        elif kind == "contradicted":
+            problem = subject_problem(claim, evidence, context=self._record_above(location))
+            if problem is not None:
+                return reason_unsupported(problem), location
+        elif kind != "unsupported" and not self._source_names(location.source, atom):
+            problem = support_problem(claim, evidence, atom=atom, rules=self.rules, context=self._record_above(location))
+            if problem is not None:
+                return reason_unsupported(problem), location
+        if not claim_in_document.strip() or normalise_markdown(claim_in_document) not in self._normalised_document:
+            return REASON_NOT_IN_DOCUMENT, location
+        if not is_claim_span(claim_in_document, claim):
+            return REASON_NOT_A_CLAIM_SPAN, location
+        return None, location
+
     def submit(self, claim: str, claim_in_document: str, evidence: str, finding: str, **extra: Any) -> Submission:
-        """Record a finding; accepted only when it passes the gate (see the module docs of the seed table)."""
+        """Record a finding; accepted only when it passes every rule of the gate (`gate.RULES`, in order):
+
+        search-first (a search was made), search-for-claim (a recent query shares a word or figure with the
+        claim), evidence-length (on normalised text), evidence-verbatim (a substring of a result of such a
+        search), evidence-supports (the claim's quantities, or `min_support_share` of its content words,
+        are in the evidence), derivation (with `formula=`: re-computed), claim-in-document and claim-span
+        (`claim_in_document` is the claim's own text in the document). `atom=` names the one figure or quote
+        of the claim this evidence is for; `formula=` ('a / b = c') submits a derived figure's operand.
+        """
         for label, value in (
             ("claim", claim),
             ("claim_in_document", claim_in_document),
@@ -548,19 +743,7 @@ class Fence:
             )
             self.submissions.append(submission)
             return submission
-        reason: str | None = None
-        location: SearchHit | None = None
-        length = len(evidence.strip())
-        if not self.history:
-            reason = REASON_NO_SEARCH
-        elif length < self.min_evidence_length:
-            reason = reason_too_short(length, self.min_evidence_length)
-        else:
-            location = self._match_evidence(evidence)
-            if location is None:
-                reason = REASON_NO_MATCH
-            elif normalise_markdown(claim_in_document) not in self._normalised_document or not claim_in_document.strip():
-                reason = REASON_NOT_IN_DOCUMENT
+        reason, location = self._gate(claim, claim_in_document, evidence, finding, extra)
         enforced = self._enforced(claim)
         submission = Submission(
             **base,
@@ -609,6 +792,7 @@ class Fence:
             sources=self.sources,
             document=self.document,
             min_evidence_length=self.min_evidence_length,
+            min_support_share=self.min_support_share,
             history_window=self.history_window,
             backend=self.backend,
             enforce=self.enforce if isinstance(self.enforce, bool) else None,
@@ -650,6 +834,7 @@ class Fence:
             state.document,
             name=state.name,
             min_evidence_length=state.min_evidence_length,
+            min_support_share=state.min_support_share,
             history_window=state.history_window,
             backend=state.backend,
             enforce=state.enforce if enforce is None else enforce,

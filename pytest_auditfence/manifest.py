@@ -109,6 +109,9 @@ class JournalSummary(_Model):
         default_factory=list, description="missing sequence ranges (first, last) - a recorded fact"
     )
     broken_lines: int = 0
+    digest: str | None = Field(
+        default=None, description="sha256 of the events without their meta (integrity.journal_digest)"
+    )
 
 
 class Manifest(_Model):

@@ -575,6 +575,13 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     settings = item.stash.get(_SETTINGS, None)
     miss: CassetteMissError | None = None
     result = None
+    from pytest_auditfence.cassettes import check_cassette
+    from pytest_auditfence.errors import CassetteYamlError
+
+    try:  # a damaged cassette is this test's audit error in every report, not a raw yaml traceback
+        check_cassette(_cassette_file(item), item.nodeid)
+    except CassetteYamlError as exc:
+        _fail_on_cassette_miss(item, exc, record=marked)
     # One cassette for the whole test: the app's own model calls in the body and the auditor's after it.
     with _test_cassette(item, _record_mode_of(item)):
         try:

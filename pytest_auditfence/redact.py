@@ -135,13 +135,55 @@ _RULES: tuple[_Rule, ...] = (
         re.compile(_B + r"eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*"),
         ("eyj",),
     ),
-    # `api_key=...` in query strings, JSON text, env dumps and YAML.
+    # Credentials inside URLs: `postgres://user:password@host`, `https://user:token@proxy`.
+    _Rule(
+        "url-credential",
+        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\[\]\"'<>]{0,128}:)([^\s@/\"'<>]{1,256})(@)"),
+        ("://",),
+        group=2,
+    ),
+    # A quoted value of a password/secret/api-key field, whatever its length or spaces, in Python
+    # literals, JSON and JSON encoded again (`\"client_secret\": \"...\"`).
+    _Rule(
+        "credential",
+        re.compile(
+            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret"
+            r"|password|passwd|passphrase|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|token)"
+            r"(?:\\*[\"'])?\s*[:=]\s*(\\*[\"']))((?:(?!\2).){1,512}?)(\2)"
+        ),
+        ("key", "token", "secret", "passw"),
+        group=3,
+        accept=lambda value: "[REDACTED:" not in value and bool(value.strip()),
+    ),
+    # An unquoted value of a field named like a password or secret: any word of 6+ characters (short
+    # passwords are passwords too), in `key: value` text, query strings, env dumps and YAML.
+    _Rule(
+        "credential",
+        re.compile(
+            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret"
+            r"|password|passwd|passphrase)\s*[:=]\s*)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{6,})"
+        ),
+        ("key", "secret", "passw"),
+        group=2,
+    ),
+    # Tokens in the same forms, when they look random (prose says "token: approximately").
+    _Rule(
+        "credential",
+        re.compile(
+            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
+            r"|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{8,})"
+        ),
+        ("token",),
+        group=2,
+        accept=_looks_random,
+    ),
+    # The old rule, for the forms above with quotes the newer ones do not cover.
     _Rule(
         "credential",
         re.compile(
             r"(?i)((?<![a-z0-9])(?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
-            r"|client[_\-]?secret|secret[_\-]?key|secret|password|passwd|token)[\"']?\s*[:=]\s*[\"']?)"
-            r"([^\s\"'&,;\[\]<>]{8,})"
+            r"|client[_\-]?secret|secret[_\-]?key|secret|password|passwd|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
+            r"([^\s\"'\\&,;\[\]<>]{8,})"
         ),
         ("key", "token", "secret", "passw"),
         group=2,

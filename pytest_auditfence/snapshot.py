@@ -186,12 +186,14 @@ class Snapshot:
             return self._manifest
         from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
         from pytest_auditfence.capturing.topology import materialize
+        from pytest_auditfence.integrity import journal_digest
         from pytest_auditfence.manifest import JOURNAL_NAME
 
         problems = [*([self._run_error] if self._run_error else []), *rec.failures]
         rec.emit("capture_end", {"ok": not problems, "reason": "; ".join(problems) or None})
         rec.close()
         read = read_journal(self._trace_dir / JOURNAL_NAME)
+        read.summary.digest = journal_digest(read.events)  # the audit refuses a journal edited after this
         result = materialize(
             read.events,
             lambda sha: json.loads(rec.blobs.get(sha)),

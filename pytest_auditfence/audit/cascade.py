@@ -267,6 +267,9 @@ class _Auditor:
                 f"(snapshot.trace_dir)."
             )
         self.manifest = manifest if manifest is not None else load_manifest(self.trace_dir)
+        from pytest_auditfence.integrity import verify_trace
+
+        verify_trace(self.trace_dir, self.manifest)  # every file read below is the one captured (sha256)
         self.policy = policy or Policy()
         self.input_kinds = ("input", "input_question") if self.policy.questions_are_evidence else ("input",)
         if not self.manifest.complete and not self.policy.allow_incomplete:
@@ -276,6 +279,10 @@ class _Auditor:
                 f"could pass by accident, so it is refused. Fix the run and capture again, or pass "
                 f"Policy(allow_incomplete=True) to audit what was captured."
             )
+        if document is not None:  # passed directly: redacted like captured data before it reaches any output
+            from pytest_auditfence.redact import Redactor
+
+            document = Redactor().text(document)
         self.document = document if document is not None else self._recorded_report()
         self.files = {f.path: f for f in self.manifest.files}
         self.cache = IndexCache()

@@ -35,6 +35,7 @@ from pytest_auditfence.audit.prompts import (
 )
 from pytest_auditfence.errors import AuditError, CassetteMissError
 from pytest_auditfence.fence import normalise_markdown
+from pytest_auditfence.gate import RULE_SEARCH_FOR_CLAIM, query_belongs
 from pytest_auditfence.manifest import RAW_FILE_KINDS
 from pytest_auditfence.models import (
     FINDING_KINDS,
@@ -215,6 +216,7 @@ class _Run:
     task: _Task
     found: dict[str, _Found] = field(default_factory=dict)
     searched: bool = False
+    queries: list[str] = field(default_factory=list)
     sections: int = 0
     model_calls: int = 0
     input_tokens: int = 0
@@ -222,6 +224,7 @@ class _Run:
     stopped: str = "done"
     error: str | None = None
     tool_errors: list[str] = field(default_factory=list)
+    limit: int = 0
 
     def record(self) -> LlmUnitRun:
         return LlmUnitRun(unit=self.task.key, node=self.task.node, hop=self.task.hop,
@@ -253,12 +256,23 @@ class _StepLimit(Exception):
     pass
 
 
+DEFAULT_STEPS_PER_CLAIM = 6
+"""Model calls one claim may use: search, submit, and two more search-and-submit tries after a rejection."""
+DEFAULT_UNIT_TIMEOUT = 120.0
+"""Seconds one batch (at most `section_claims` claims of one unit) may take before it stops as timed out."""
+
+
 @dataclass(frozen=True)
 class _Settings:
-    max_steps: int
+    max_steps: int | None
     unit_timeout: float
     concurrency: int
     section_claims: int
+    steps_per_claim: int
+
+    def budget(self, claims: int) -> int:
+        """Model calls one batch of `claims` claims may make: `max_steps` when given, else per claim."""
+        return self.max_steps if self.max_steps is not None else self.steps_per_claim * claims + 2
 
 
 def is_semantic(claim: ClaimRecord) -> bool:
@@ -329,27 +343,34 @@ async def audit_with_llm(
     policy: Policy | None = None,
     adversarial: bool = False,
     severity_threshold: str = "medium",
-    max_steps: int = 40,
-    unit_timeout: float = 120.0,
+    max_steps: int | None = None,
+    unit_timeout: float = DEFAULT_UNIT_TIMEOUT,
     concurrency: int = 4,
     prices: Mapping[str, tuple[float, float]] | None = None,
     section_claims: int = 8,
     extractor: Callable[[str], list[ClaimRecord]] | None = None,
+    steps_per_claim: int = DEFAULT_STEPS_PER_CLAIM,
 ) -> Cascade:
     """The deterministic cascade, then an LLM agent per unit for the claims it could not check (async).
 
     Atom-bearing claims keep their deterministic verdicts; semantic claims get the agents' verdicts
-    (`verdict_source="llm"`, evidence located in its file). `max_steps` bounds the model calls of one
-    agent run and `unit_timeout` (seconds) its wall time: a unit that hits either leaves the cascade
-    incomplete with an error naming it. At most `concurrency` agents run at once. `prices` adds to or
-    overrides `DEFAULT_PRICES`. `adversarial=True` then reviews the findings at or above
-    `severity_threshold` (see `audit.adversarial`). `section_claims` is the most claims one user message
-    carries; `extractor` replaces the claim extraction, as in the deterministic cascade. A
-    `CassetteMissError` propagates unchanged.
+    (`verdict_source="llm"`, evidence located in its file).
+
+    A unit's claims are audited in batches of at most `section_claims`, each batch one agent conversation
+    (so a report of hundreds of claims costs tokens in proportion to its claims, not to their square).
+    Budgets follow the claims: a batch may make `steps_per_claim` model calls per claim (+2), or exactly
+    `max_steps` when that is given, and may take `unit_timeout` seconds (default 120); a batch that hits
+    either leaves the cascade incomplete with an error naming its unit, and its claims without a finding
+    count as unsupported. Batches of one unit run in order (its fence history stays deterministic); at most
+    `concurrency` units run at once. `prices` adds to or overrides `DEFAULT_PRICES`. `adversarial=True`
+    then reviews the findings at or above `severity_threshold` (see `audit.adversarial`); `extractor`
+    replaces the claim extraction, as in the deterministic cascade. A `CassetteMissError` propagates
+    unchanged.
     """
     from pytest_auditfence.audit.cascade import Cascade, TokenUsage, _Auditor, _summarise
 
-    settings = _check_options(llm, severity_threshold, max_steps, unit_timeout, concurrency, section_claims)
+    settings = _check_options(llm, severity_threshold, max_steps, unit_timeout, concurrency, section_claims,
+                              steps_per_claim)
     meter = UsageMeter(prices, default_model=_model_name(llm))
     if extractor is None:
         auditor = _Auditor(manifest, trace_dir, final_document, policy)
@@ -437,8 +458,8 @@ async def audit_with_llm(
     return cascade
 
 
-def _check_options(llm: Any, severity_threshold: str, max_steps: int, unit_timeout: float, concurrency: int,
-                   section_claims: int) -> _Settings:
+def _check_options(llm: Any, severity_threshold: str, max_steps: int | None, unit_timeout: float, concurrency: int,
+                   section_claims: int, steps_per_claim: int = DEFAULT_STEPS_PER_CLAIM) -> _Settings:
     if not callable(getattr(llm, "bind_tools", None)) or not callable(getattr(llm, "ainvoke", None)):
         raise AuditError(
             f"llm={type(llm).__name__}: the LLM auditor needs a LangChain chat model with bind_tools() and "
@@ -446,14 +467,14 @@ def _check_options(llm: Any, severity_threshold: str, max_steps: int, unit_timeo
         )
     if severity_threshold not in SEVERITIES:
         raise AuditError(f"severity_threshold={severity_threshold!r}: choose one of {', '.join(SEVERITIES)}.")
-    for name, value, low in (("max_steps", max_steps, 1), ("concurrency", concurrency, 1),
-                             ("section_claims", section_claims, 1)):
+    for name, value, low in (("max_steps", 1 if max_steps is None else max_steps, 1), ("concurrency", concurrency, 1),
+                             ("section_claims", section_claims, 1), ("steps_per_claim", steps_per_claim, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise AuditError(f"{name}={value!r}: expected an int >= {low}.")
     if isinstance(unit_timeout, bool) or not isinstance(unit_timeout, (int, float)) or not unit_timeout > 0:
         raise AuditError(f"unit_timeout={unit_timeout!r}: expected a positive number of seconds, e.g. 120.")
     return _Settings(max_steps=max_steps, unit_timeout=float(unit_timeout), concurrency=concurrency,
-                     section_claims=section_claims)
+                     section_claims=section_claims, steps_per_claim=steps_per_claim)
 
 
 def _model_name(llm: Any) -> str | None:
@@ -502,10 +523,12 @@ def _unit_error(run: _Run, missing: list[str], settings: _Settings) -> str:
     where = f"LLM unit {task.key!r} (hop {task.hop})"
     left = f"; claims without a finding: {', '.join(missing)} (counted unsupported)" if missing else ""
     if run.stopped == "step_limit":
-        return (f"{where}: step limit reached ({settings.max_steps} model calls){left}. "
-                f"Raise max_steps= or lower section_claims=.")
+        fix = "Raise max_steps= or lower section_claims=." if settings.max_steps is not None else (
+            f"Raise steps_per_claim= (now {settings.steps_per_claim}).")
+        return f"{where}: step limit reached ({run.limit} model calls){left}. {fix}"
     if run.stopped == "timeout":
-        return f"{where}: timed out after {settings.unit_timeout:g} s{left}. Raise unit_timeout= or concurrency=."
+        return (f"{where}: timed out after {settings.unit_timeout:g} s{left}. Raise unit_timeout= (seconds per "
+                f"batch of at most section_claims claims) or lower section_claims=.")
     if run.stopped == "error":
         return f"{where}: the model call failed ({run.error}){left}. Check the model and run the audit again."
     return f"{where}: the auditor ended without a finding for {', '.join(missing)} (counted unsupported)."
@@ -517,41 +540,50 @@ def _unit_error(run: _Run, missing: list[str], settings: _Settings) -> str:
 
 async def _run_unit(task: _Task, bound: Any, settings: _Settings, meter: UsageMeter, semaphore: asyncio.Semaphore,
                     topology: tuple[list[str], list[tuple[str, str]]], auditor: _Auditor) -> _Run:
+    """The unit's claims in batches of `section_claims`, one agent conversation each, in order; the first
+    batch that stops short (step limit, timeout, model error) ends the unit's run."""
     run = _Run(task=task)
+    batches = [task.items[i:i + settings.section_claims] for i in range(0, len(task.items), settings.section_claims)]
+    run.sections = len(batches)
     async with semaphore:
-        try:
-            await asyncio.wait_for(_agent(run, bound, settings, meter, topology, auditor), settings.unit_timeout)
-        except TimeoutError:
-            run.stopped = "timeout"
-        except _StepLimit:
-            run.stopped = "step_limit"
-        except Exception as exc:
-            if find_cassette_miss(exc) is not None:
-                raise
-            if type(exc).__name__ == "GraphRecursionError":
+        for batch in batches:
+            run.limit = settings.budget(len(batch))
+            calls_before = run.model_calls
+            try:
+                await asyncio.wait_for(_agent(run, batch, bound, settings, meter, topology, auditor, calls_before),
+                                       settings.unit_timeout)
+            except TimeoutError:
+                run.stopped = "timeout"
+            except _StepLimit:
                 run.stopped = "step_limit"
-            else:
-                run.stopped = "error"
-                run.error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+            except Exception as exc:
+                if find_cassette_miss(exc) is not None:
+                    raise
+                if type(exc).__name__ == "GraphRecursionError":
+                    run.stopped = "step_limit"
+                else:
+                    run.stopped = "error"
+                    run.error = f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+            if run.stopped != "done":
+                break
     return run
 
 
-async def _agent(run: _Run, bound: Any, settings: _Settings, meter: UsageMeter,
-                 topology: tuple[list[str], list[tuple[str, str]]], auditor: _Auditor) -> None:
+async def _agent(run: _Run, batch: list[_Item], bound: Any, settings: _Settings, meter: UsageMeter,
+                 topology: tuple[list[str], list[tuple[str, str]]], auditor: _Auditor, calls_before: int) -> None:
     from langchain_core.messages import HumanMessage, SystemMessage
     from langgraph.graph import END, START, MessagesState, StateGraph
 
     task = run.task
     unit = task.unit
-    sections = claim_sections([PromptClaim(i.claim_id, i.text, i.context) for i in task.items],
+    sections = claim_sections([PromptClaim(i.claim_id, i.text, i.context) for i in batch],
                               max_claims=settings.section_claims)
-    run.sections = len(sections)
     system = auditor_system_prompt(
         unit=task.key, node=task.node, upstream=unit.upstream, nodes=topology[0], edges=topology[1],
         sources=[PromptSource(s.path, s.node, s.kind) for s in unit.sources], document=task.document_label,
         min_evidence_length=unit.fence.min_evidence_length,
     )
-    items = {i.claim_id: i for i in task.items}
+    items = {i.claim_id: i for i in batch}
 
     # Node functions below take an unannotated state: LangGraph would try to resolve a string
     # annotation naming this local class (postponed annotations) and fail.
@@ -559,7 +591,7 @@ async def _agent(run: _Run, bound: Any, settings: _Settings, meter: UsageMeter,
         section: int
 
     async def agent(state) -> dict[str, Any]:
-        if run.model_calls >= settings.max_steps:
+        if run.model_calls - calls_before >= run.limit:
             raise _StepLimit
         run.model_calls += 1
         reply = await bound.ainvoke(state["messages"])
@@ -598,7 +630,7 @@ async def _agent(run: _Run, bound: Any, settings: _Settings, meter: UsageMeter,
     graph.add_edge("tools", "agent")
     app = graph.compile()
     # Our own counter stops the agent at max_steps model calls; the recursion limit is only a backstop.
-    limit = 2 * settings.max_steps + len(sections) + 5
+    limit = 2 * run.limit + len(sections) + 5
     await app.ainvoke({"messages": [SystemMessage(content=system)], "section": 0},
                       config={"recursion_limit": limit})
 
@@ -635,6 +667,7 @@ def _search(run: _Run, args: Mapping[str, Any]) -> tuple[bool, str]:
     except FenceError as exc:
         return False, f"{REJECTED}: {exc}"
     run.searched = True
+    run.queries.append(query)
     if not record.hits:
         return True, f"{NO_MATCHES} for {query!r} in this unit's sources. Try other words."
     more = " (more lines matched: use a longer phrase)" if record.truncated else ""
@@ -665,8 +698,9 @@ def _submit(run: _Run, items: dict[str, _Item], args: Mapping[str, Any]) -> tupl
     if finding == "unsupported" and not evidence.strip():
         # Nothing is asserted about the sources, so nothing goes through the evidence gate; the agent must
         # still have looked, and name the claim correctly.
-        if not run.searched:
-            return False, f"{REJECTED}: No search calls recorded: search the sources before submitting."
+        if not any(query_belongs(q, item.text) for q in run.queries):
+            return False, (f"{REJECTED}: {RULE_SEARCH_FOR_CLAIM}: no search for {item.claim_id} was made: search with "
+                           f"words of the claim before submitting that nothing backs it.")
         if not _same_text(claim_text, item.text):
             return False, f"{REJECTED}: claim_in_document is not the text of {item.claim_id}; copy it as listed."
         run.found[item.claim_id] = _Found(finding, severity, float(confidence), None)
@@ -675,11 +709,8 @@ def _submit(run: _Run, items: dict[str, _Item], args: Mapping[str, Any]) -> tupl
     submission = fence.submit(item.text, claim_text, evidence, finding, claim_id=item.claim_id,
                               severity=severity, confidence=float(confidence))
     if not submission.accepted:
-        return False, (f"{REJECTED}: {submission.reason}. Search again and copy the evidence verbatim from a "
-                       f"search result line, with claim_in_document exactly as listed.")
-    if not _same_text(claim_text, item.text):
-        return False, (f"{REJECTED}: claim_in_document is in the document but is not the text of {item.claim_id}; "
-                       f"submit {item.claim_id} with its own text.")
+        return False, (f"{REJECTED}: {submission.reason}. Search with words of {item.claim_id} and copy evidence that "
+                       f"says what the claim says verbatim from a result line, with claim_in_document as listed.")
     located = fence.evidence_for(submission)
     run.found[item.claim_id] = _Found(finding, severity, float(confidence), located)
     return True, f"{ACCEPTED}: {finding} for {item.claim_id}; evidence at {located.file}:{located.line}."

@@ -48,7 +48,8 @@ def prepare_trace_dir(trace_dir: Path, *, replace: bool) -> None:
     try:
         is_dir = stat.S_ISDIR(os.stat(trace_dir).st_mode)
     except FileNotFoundError:
-        return  # nothing there, so nothing to mix with
+        claim_trace_dir(trace_dir)  # nothing there, so nothing to mix with: claim it
+        return
     except NotADirectoryError:
         raise TraceDirError(
             f"trace_dir {str(trace_dir)!r} lies under a path that is a file, not a folder; pass a folder path "
@@ -68,6 +69,21 @@ def prepare_trace_dir(trace_dir: Path, *, replace: bool) -> None:
         )
     if held:
         remove_entries(trace_dir, _RUN_ENTRIES)
+    claim_trace_dir(trace_dir)
+
+
+def claim_trace_dir(trace_dir: Path) -> None:
+    """Create the journal exclusively: of two captures that passed the checks above at once, exactly one
+    claims the folder and the other gets a TraceDirError (the check alone is not atomic)."""
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(trace_dir / JOURNAL_NAME, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+    except FileExistsError:
+        raise TraceDirError(
+            f"trace_dir {str(trace_dir)!r} was claimed by another capture a moment ago ({JOURNAL_NAME} created); "
+            f"two runs are never mixed in one folder. Give each run its own folder (e.g. one per test or "
+            f"worker)."
+        ) from None
 
 
 class BlobStore:

@@ -253,6 +253,8 @@ def _unit_suffix(text: str, pos: int, currency: str | None) -> _Suffix | None:
         if currency is not None and currency != code:
             return None
         return _Suffix(m.end(), "currency", code, factor)
+    if key not in _UNITS:  # the case-insensitive pattern also matches 'ſ' (long s) and 'K' (Kelvin sign)
+        return None
     kind, unit, factor, _ = _UNITS[key]
     if currency is not None:
         return None

@@ -16,8 +16,13 @@ from typing import Any
 from pytest_auditfence.audit.prompts import ACCEPTED, CLAIM_LINE, RECORDED, REJECTED, SEARCH_HIT_LINE
 from pytest_auditfence.testing.replies import ChatRequest, Reply, ScriptError, ToolCall, message_text
 
-TRICKS: tuple[str, ...] = ("no_search", "invented_evidence", "echoed_query", "claim_not_in_document")
-"""Fabrications a `ClaimPlan` can try before its honest submission; the gate must reject each one."""
+TRICKS: tuple[str, ...] = ("no_search", "invented_evidence", "echoed_query", "claim_not_in_document",
+                           "borrowed_search", "unsupporting_line", "padded_evidence", "word_as_claim")
+"""Fabrications a `ClaimPlan` can try before its honest submission; the gate must reject each one.
+
+`borrowed_search` submits a line found by a search for `decoy` (another claim's words) without a search of
+its own; `unsupporting_line` searches `decoy` and the claim and submits the decoy's line; `padded_evidence`
+submits two fragments of a hit line joined by 30 spaces; `word_as_claim` gives 'in' as claim_in_document."""
 
 _STOP = frozenset("""a an the and or but of to in on at by for with from as is are was were be been being this that
 these those it its than then so because due into over under more most much very also has have had""".split())
@@ -43,6 +48,7 @@ class ClaimPlan:
     fabricate: tuple[str, ...] = ()
     endless: bool = False
     delay: float = 0.0
+    decoy: str | None = None
 
     def __post_init__(self) -> None:
         unknown = [t for t in self.fabricate if t not in TRICKS]
@@ -201,14 +207,29 @@ def _next_call(claim_id: str, text: str, plan: ClaimPlan, current: list[_Call], 
     trick = tricks[rejected] if rejected < len(tricks) else None
     if trick == "no_search" and not searches:
         return submit(text, f"The sources clearly state that {text}", "supported")
-    evidence = None
-    for call in reversed(searches):
-        evidence = _evidence(_hit_lines(call.result), plan.evidence)
-        if evidence is not None:
-            break
+    decoy_lines = [line for c in searches if c.args.get("query") == plan.decoy for line in _hit_lines(c.result)]
+    if trick in ("borrowed_search", "unsupporting_line"):
+        if plan.decoy is None:
+            raise ScriptError(f"ClaimPlan(fabricate=({trick!r},)) needs decoy=<a query for another claim's line>")
+        if not any(c.args.get("query") == plan.decoy for c in searches):
+            return ToolCall("search", {"query": plan.decoy})
+        if trick == "unsupporting_line" and not any(c.args.get("query") in queries for c in searches):
+            return ToolCall("search", {"query": queries[0]})
+        line = decoy_lines[0].strip().removeprefix("- ").strip() if decoy_lines else plan.decoy
+        return submit(text, line, "supported")
+    own = [c for c in searches if c.args.get("query") != plan.decoy and c.args.get("query") != f"proof that {text}"]
+    # an honest auditor whose evidence was rejected tries the next hit line, then the next query
+    honest_rejections = max(0, rejected - len(tricks))
+    candidates: list[str] = []
+    for call in reversed(own):
+        for line in _hit_lines(call.result):
+            found = _evidence([line], plan.evidence)
+            if found is not None and found not in candidates:
+                candidates.append(found)
+    evidence = candidates[honest_rejections] if honest_rejections < len(candidates) else None
     if evidence is None:
-        if len(searches) < len(queries):
-            return ToolCall("search", {"query": queries[len(searches)]})
+        if len(own) < len(queries):
+            return ToolCall("search", {"query": queries[len(own)]})
         return submit(text, "", plan.finding or "unsupported")
     if trick == "invented_evidence":
         return submit(text, f"The analyst notes confirm that {text}", "supported")
@@ -219,4 +240,8 @@ def _next_call(claim_id: str, text: str, plan: ClaimPlan, current: list[_Call], 
         return submit(text, echo, "supported")
     if trick == "claim_not_in_document":
         return submit(f"It is beyond doubt that {text}", evidence, "supported")
+    if trick == "padded_evidence":
+        return submit(text, evidence[:2] + " " * 30 + evidence[-2:], "supported")
+    if trick == "word_as_claim":
+        return submit("in", evidence, "supported")
     return submit(text, evidence, plan.finding or "supported")

@@ -99,7 +99,8 @@ def _evidence_span(loaded: LoadedFile, start: int, end: int, minimum: int) -> tu
 
 
 def _cite(
-    fence: Fence, index: SourceIndex, claim: ClaimRecord, span: tuple[int, int, int], atom: str, finding: str
+    fence: Fence, index: SourceIndex, claim: ClaimRecord, span: tuple[int, int, int], atom: str, finding: str,
+    formula: str | None = None,
 ) -> tuple[Evidence | None, str | None]:
     """Submit a span's lines through the fence gate; the evidence only if the gate accepts it."""
     f, start, end = span
@@ -108,7 +109,8 @@ def _cite(
     a, b = _evidence_span(loaded, start, end, fence.min_evidence_length)
     text = loaded.text[a:b]
     fence.search(text, sources=[source.path], max_hits=1000)
-    submission = fence.submit(claim.claim, claim.claim, text, finding, atom=atom)
+    extra = {"formula": formula} if formula else {}  # the gate re-computes a derived figure from its operands
+    submission = fence.submit(claim.claim, claim.claim, text, finding, atom=atom, **extra)
     if not submission.accepted or not submission.enforced:
         return None, f"fence rejected the evidence for {atom}: {submission.reason}"
     return (
@@ -233,7 +235,8 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     for result in results:
         cited_ok = True
         for span in result.spans:
-            found, problem = _cite(fence, index, claim, span, result.atom, f"{result.verdict.value}: {result.atom}")
+            found, problem = _cite(fence, index, claim, span, result.atom, f"{result.verdict.value}: {result.atom}",
+                                   result.formula if result.verdict is Verdict.DERIVED else None)
             if found is None:
                 cited_ok = False
                 notes.append(problem or "")

@@ -347,3 +347,36 @@ def test_coexists_with_pytest_recording_marker(pytester: pytest.Pytester, tmp_pa
         result = pytester.runpytest_subprocess("--record-mode=once", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
     assert list(pytester.path.glob("cassettes/*/test_both.yaml"))
+
+
+# -- issue 12: a damaged cassette is a named error ------------------------------------------------------
+
+
+def test_invalid_cassette_yaml_is_a_named_error_with_the_file_and_the_command(tmp_path: Path) -> None:
+    from pytest_auditfence.errors import CassetteYamlError
+
+    path = tmp_path / "broken.yaml"
+    path.write_text("interactions:\n- request: {body: 'unclosed\n  method: POST\n", encoding="utf-8")
+    with ScriptedOpenAIServer(rule=rule) as server:
+        with pytest.raises(CassetteYamlError, match=r"broken\.yaml: not a readable vcrpy YAML cassette at line \d+"
+                                                    r".*rm .*broken\.yaml && pytest .*--fence-record-mode=once"):
+            with use_cassette(path, "none", test_nodeid=NODEID):
+                llm(server.base_url).invoke("hello")
+
+
+def test_invalid_cassette_yaml_reaches_the_json_report_as_an_audit_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_broken='''
+        import pytest
+
+        @pytest.mark.fence(mode="llm", min_coverage=0.0)
+        def test_uses_a_cassette(fence_snapshot):
+            fence_snapshot.set_report("Nothing here.")
+    ''')
+    folder = pytester.path / "cassettes" / "test_broken"
+    folder.mkdir(parents=True)
+    (folder / "test_uses_a_cassette.yaml").write_text("interactions: [\n  {request: :\n", encoding="utf-8")
+    result = pytester.runpytest("--fence-report=report.json")
+    result.stdout.fnmatch_lines(["*test_uses_a_cassette.yaml: not a readable vcrpy YAML cassette*--fence-record-mode*"])
+    report = json.loads((pytester.path / "report.json").read_text())
+    (entry,) = [t for t in report["tests"] if t["nodeid"].endswith("test_uses_a_cassette")]
+    assert entry["outcome"] == "audit-error" and "not a readable vcrpy YAML cassette" in entry["errors"][0]

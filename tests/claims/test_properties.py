@@ -55,3 +55,58 @@ def test_extract_claims_never_raises_and_spans_are_exact(text):
         for atom in [*c.quantities, *c.quotes, *c.references]:
             assert c.start <= atom.start <= atom.end <= c.end
             assert text[atom.start:atom.end] == atom.text
+
+
+# -- issue 12: arbitrary unicode, including the characters case-insensitive matching folds ('ſ' is 's',
+# 'K' is 'k'), for every parser the audit runs on captured text -------------------------------------------
+
+_FOLDING = st.sampled_from(["ſ", "K", "Å", "ﬀ", "İ", "ı", "ß", "ẞ", "Ω", "µ", "µs", "ǅ", "\u0301", "\u200b",
+                            "\x00", "\ufeff", "\U0001f600", "\ud7ff", "٣", "५", "①", "½", "⁵"])
+UNICODE = st.one_of(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=120),
+    st.lists(st.one_of(_PIECES, _FOLDING, st.text(max_size=2)), max_size=50).map("".join),
+)
+
+
+def test_a_long_s_after_a_number_is_no_crash():
+    assert [q.text for q in parse_quantities("5ſ")] == ["5"] or parse_quantities("5ſ") == []
+    assert extract_claims("Revenue rose 5ſ in 2024.") is not None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(UNICODE)
+def test_parsers_never_raise_on_arbitrary_unicode(text):
+    for words in (False, True):
+        for q in parse_quantities(text, words=words, years=not words):
+            assert text[q.start:q.end] == q.text
+    for claim in extract_claims(text):
+        assert text[claim.start:claim.end] == claim.claim
+
+
+JSONISH = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), UNICODE),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(UNICODE, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(JSONISH, st.integers(min_value=20, max_value=400))
+def test_the_text_renderer_never_raises(value, wrap_at):
+    from pytest_auditfence.textfmt import render_text
+
+    assert isinstance(render_text(value, wrap_at=wrap_at), str)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(UNICODE, UNICODE)
+def test_the_gate_rules_and_redaction_never_raise(claim, evidence):
+    from pytest_auditfence.gate import GateRules, derivation_problem, is_claim_span, query_belongs, support_problem
+    from pytest_auditfence.redact import Redactor
+
+    support_problem(claim, evidence, atom=None, rules=GateRules())
+    support_problem(claim, evidence, atom=evidence[:5], rules=GateRules(), context=claim)
+    derivation_problem(claim, evidence, f"{evidence[:20]} = {claim[:10]}", atom=None)
+    is_claim_span(evidence, claim)
+    query_belongs(evidence, claim)
+    assert isinstance(Redactor(env={}).text(claim + evidence), str)

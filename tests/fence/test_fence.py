@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 
 from pytest_auditfence.errors import FenceError
-from pytest_auditfence.fence import Fence, Source
+from pytest_auditfence.fence import (
+    REASON_NO_MATCH,
+    REASON_NO_SEARCH,
+    REASON_NOT_IN_DOCUMENT,
+    Fence,
+    Source,
+    reason_too_short,
+)
+from pytest_auditfence.gate import RULE_SEARCH_FOR_CLAIM
 
 from fence_files import REPORT
 
@@ -39,51 +47,52 @@ def test_search_then_verbatim_evidence_is_accepted_with_its_location(trace):
 def test_submit_without_search_is_rejected(trace):
     fence = make(trace)
     sub = fence.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f")
-    assert not sub.accepted and sub.reason == "No search calls recorded"
+    assert not sub.accepted and sub.reason == REASON_NO_SEARCH
 
 
 def test_short_evidence_is_rejected_with_its_length(trace):
     fence = make(trace)
     fence.search("net sales")
     sub = fence.submit(CLAIM, CLAIM, "  net sales  ", "f")
-    assert not sub.accepted and sub.reason == "Evidence too short (9 < 20)"
+    assert not sub.accepted and sub.reason == reason_too_short(9, 20)
     assert fence.rejections == [sub]
 
 
 def test_min_evidence_length_is_configurable(trace):
-    fence = make(trace, min_evidence_length=5)
+    fence = make(trace, min_evidence_length=10)
     fence.search("net sales")
-    assert fence.submit(CLAIM, CLAIM, "net sales", "f").accepted
+    assert fence.submit(CLAIM, CLAIM, "sales were $383,285", "f").accepted
+    assert not make(trace).submit(CLAIM, CLAIM, "sales were $383,285", "f").accepted
 
 
 def test_fabricated_evidence_is_rejected(trace):
     fence = make(trace)
     fence.search("net sales")
     sub = fence.submit(CLAIM, CLAIM, "Total net sales were $383,300 million in fiscal 2023", "f")
-    assert not sub.accepted and sub.reason == "Evidence does not match any recent search result"
+    assert not sub.accepted and sub.reason == REASON_NO_MATCH
 
 
 def test_query_echoed_back_is_never_evidence(trace):
     fence = make(trace)
-    query = "revenue was 512 million dollars in fiscal 2023"
+    query = "net sales were $383.3 billion in 2023 says the company"
     record = fence.search(query)
     assert record.hits == []
     sub = fence.submit(CLAIM, CLAIM, query, "f")
-    assert sub.reason == "Evidence does not match any recent search result"
+    assert sub.reason == REASON_NO_MATCH
 
 
 def test_evidence_must_come_from_a_hit_line_not_from_elsewhere_in_the_file(trace):
     fence = make(trace)
-    fence.search("Gross margin")  # hits line 5 of financials, not line 4
+    fence.search("net sales")  # hits line 3 of financials, not line 4
     sub = fence.submit(CLAIM, CLAIM, "compared with $394,328 million in fiscal 2022.", "f")
-    assert sub.reason == "Evidence does not match any recent search result"
+    assert sub.reason == REASON_NO_MATCH
 
 
 def test_claim_not_in_document_is_rejected(trace):
     fence = make(trace)
     fence.search("net sales")
-    sub = fence.submit("x", "Apple's net sales were $400 billion in 2023.", GOOD_EVIDENCE, "f")
-    assert not sub.accepted and sub.reason == "Claim text not found in the document under audit"
+    sub = fence.submit(CLAIM, "Apple's net sales were $400 billion in 2023.", GOOD_EVIDENCE, "f")
+    assert not sub.accepted and sub.reason == REASON_NOT_IN_DOCUMENT
 
 
 def test_claim_in_document_ignores_markdown_emphasis_and_line_wrapping(trace):
@@ -100,7 +109,7 @@ def test_evidence_outside_the_history_window_is_rejected(trace):
     assert fence.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f").accepted
     fence.search("price")
     sub = fence.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f")
-    assert sub.reason == "Evidence does not match any recent search result"
+    assert sub.reason.startswith(f"{RULE_SEARCH_FOR_CLAIM}: ")
 
 
 def test_every_rejection_is_kept_in_order(trace):
@@ -120,9 +129,9 @@ def test_every_rejection_is_kept_in_order(trace):
 def test_phrase_wrapped_across_lines_is_found_and_located_verbatim(trace):
     root, _ = trace
     fence = make(trace)
-    record = fence.search("ships early next year in the United States")
+    record = fence.search("the headset ships early next year in the United States")
     assert [(h.source, h.line) for h in record.hits] == [("tools/002_get_news.txt", 3), ("tools/002_get_news.txt", 4)]
-    wrapped = "the headset ships early next year in the United States"
+    wrapped = "the headset ships early next year in the United States at a price of $3,499"
     sub = fence.submit("The headset costs $3,499.", "The headset costs $3,499.", wrapped, "f")
     assert sub.accepted
     evidence = fence.evidence_for(sub, atom="$3,499")
@@ -239,10 +248,8 @@ def test_link_lets_evidence_cite_upstream_search_history(trace):
     upstream = Fence(root, sources[:2], "raw data", name="tools")
     upstream.search("net sales")
     downstream = Fence(root, sources[2:], REPORT, name="report")
-    downstream.search("gross margin")
-    assert downstream.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f").reason == (
-        "Evidence does not match any recent search result"
-    )
+    downstream.search("net sales")
+    assert downstream.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f").reason == REASON_NO_MATCH
     downstream.link(upstream)
     sub = downstream.submit(CLAIM, CLAIM, GOOD_EVIDENCE, "f")
     assert sub.accepted and sub.evidence_location.source == "tools/001_get_financials.txt"
@@ -254,7 +261,7 @@ def test_link_lets_evidence_cite_upstream_search_history(trace):
 def test_enforce_false_accepts_but_keeps_the_failed_check(trace):
     fence = make(trace, enforce=False)
     sub = fence.submit(CLAIM, CLAIM, "made up", "f")
-    assert sub.accepted and not sub.enforced and sub.reason == "No search calls recorded"
+    assert sub.accepted and not sub.enforced and sub.reason == REASON_NO_SEARCH
     assert fence.counts()["unenforced"] == 1
 
 

@@ -94,3 +94,65 @@ def capture_lanes(trace_dir: Path, document: str | None = None) -> tuple[Path, s
     snap.set_report(text)
     snap.finalize()
     return snap.trace_dir, text
+
+
+# -- a newsroom (the attack corpus) and a hundred-claim report (the step budget) --------------------------
+
+NEWS_LINES = [
+    "Halvorsen opens second plant in Gdansk after a year of construction.",
+    "The board met twice in the spring to discuss the new plant.",
+    "Management expects the Gdansk plant to supply the northern markets.",
+]
+BUYBACK = "The board approved a new share buyback program."
+PLANT = "Halvorsen opened a second plant in Gdansk."
+NEWS_REPORT = f"# Halvorsen news\n\n{BUYBACK} {PLANT}\n"
+
+OFFICES = ("Oslo", "Lisbon", "Dublin", "Vienna", "Prague", "Madrid", "Athens", "Warsaw", "Zurich", "Munich")
+TASKS = ("safety audit", "supplier review", "pricing study", "hiring plan", "tooling upgrade",
+         "freight contract", "energy survey", "training course", "quality check", "software rollout")
+
+
+def hundred_claims() -> list[tuple[str, str]]:
+    """(report sentence, tool line) for every office and task: 100 claims without a checkable atom."""
+    return [(f"The {office} office completed the {task} ahead of schedule.",
+             f"{office} office: the {task} was completed ahead of schedule.")
+            for office in OFFICES for task in TASKS]
+
+
+@tool
+def fetch_news(company: str) -> str:
+    """News items about a company."""
+    return "\n".join(NEWS_LINES)
+
+
+@tool
+def fetch_status(region: str) -> str:
+    """Project status lines of every office."""
+    return "\n".join(line for _, line in hundred_claims())
+
+
+def _single_node_app(name: str, call: Any, argument: dict[str, str], document: str) -> Any:
+    def node(state: MessagesState, config: RunnableConfig) -> dict[str, Any]:
+        call.invoke(argument, config=config)
+        return {"messages": [AIMessage(content=document, name=name)]}
+
+    node.__name__ = name
+    graph = StateGraph(MessagesState)
+    graph.add_node(name, node)
+    graph.add_edge(START, name)
+    return graph.compile()
+
+
+def capture_single(trace_dir: Path, which: str) -> tuple[Path, str]:
+    """'news': one node that fetches the news and writes NEWS_REPORT; 'hundred': one node whose report
+    holds the 100 claims of `hundred_claims()`, each backed by one line of its tool's answer."""
+    if which == "news":
+        app, document = _single_node_app("newsroom", fetch_news, {"company": "Halvorsen"}, NEWS_REPORT), NEWS_REPORT
+    else:
+        document = "# Office status\n\n" + "\n".join(sentence for sentence, _ in hundred_claims()) + "\n"
+        app = _single_node_app("status", fetch_status, {"region": "europe"}, document)
+    snap = Snapshot(trace_dir)
+    app.invoke({"messages": [("user", "Report")]}, config=snap.config())
+    snap.set_report(document)
+    snap.finalize()
+    return snap.trace_dir, document

@@ -317,3 +317,29 @@ def test_repeated_strings_give_the_same_redaction_and_the_user_hook_sees_every_o
     assert hooked.value(value, batch)["b"] == [first["a"].replace("key", "K")] * 2
     hooked.value(value, batch)
     assert len([s for s in seen if s.startswith("key ")]) == 6  # 3 strings, twice: no answer reused
+
+
+# -- issue 12: the forms that used to reach trace files ------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "secret"), [
+    ("postgres://admin:Sup3rS3cretPw@db.internal:5432/prod", "Sup3rS3cretPw"),
+    ("redis://:plainpassword@cache:6379/0", "plainpassword"),
+    ("password: abcdefghijklmnopq", "abcdefghijklmnopq"),  # 17 letters, no digit
+    ("db_password=shortpw", "shortpw"),
+    ("settings {'password': 'correct horse battery', 'user': 'bob'}", "correct horse battery"),
+    ('"{\\"client_secret\\": \\"abcdefgh12345\\"}"', "abcdefgh12345"),
+    ('{"auth": "{\\\\\\"token\\\\\\": \\\\\\"deepsecretvalue1\\\\\\"}"}', "deepsecretvalue1"),
+    ("short-password: password: plantedshortpw", "plantedshortpw"),
+])
+def test_credentials_in_every_text_form_are_redacted(text: str, secret: str) -> None:
+    redacted = Redactor(env={}).text(text)
+    assert secret not in redacted and "[REDACTED:" in redacted
+
+
+@pytest.mark.parametrize("text", [
+    "the token: approximately 5 words", "max_tokens: 1000", "input_tokens=1234", "secret sauce: ketchup",
+    "password reset link sent", "see https://en.wikipedia.org/wiki/Foo:Bar@baz",
+])
+def test_prose_about_credentials_is_left_alone(text: str) -> None:
+    assert Redactor(env={}).text(text) == text

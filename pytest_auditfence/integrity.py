@@ -1,0 +1,106 @@
+"""Integrity of a captured trace folder: what the audit checks before it reads a byte of it.
+
+Owns `journal_digest` (recorded in the manifest at finalize) and `verify_trace` (every file the manifest
+lists, the blobs behind them and the journal must be what the capture wrote; `IntegrityError` names the file).
+"""
+
+# The digest covers every journal event without its `meta` (timestamps, run ids, durations live there and
+# nowhere else), so it is as byte-stable as the manifest itself: two captures of the same run record the
+# same digest. Blobs are content-addressed: a blob's name is the sha256 of its bytes.
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from pytest_auditfence.errors import IntegrityError, JournalError
+from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, Manifest
+
+_RECAPTURE = "The trace folder was changed after capture; capture the run again into a new folder."
+
+
+def journal_digest(events: Iterable[dict[str, Any]]) -> str:
+    """sha256 over the journal's events in order, each as sorted JSON without its volatile `meta`."""
+    digest = hashlib.sha256()
+    for event in events:
+        stable = {k: v for k, v in event.items() if k != "meta"}
+        digest.update(json.dumps(stable, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _blob_shas(value: Any) -> Iterable[str]:
+    """Every blob reference ('blob': '<sha>' at any depth) of a journal event."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "blob" and isinstance(item, str):
+                yield item
+            elif key != "meta":
+                yield from _blob_shas(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _blob_shas(item)
+
+
+def _check_blob(trace_dir: Path, sha: str, named_by: str) -> None:
+    path = trace_dir / BLOBS_DIR / sha[:2] / sha
+    try:
+        actual = file_sha256(path)
+    except OSError as exc:
+        raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is missing ({exc.strerror or exc}). "
+                             f"{_RECAPTURE}") from exc
+    if actual != sha:
+        raise IntegrityError(f"{path}: blob content hashes to {actual[:12]}..., its name says {sha[:12]}... "
+                             f"(named by {named_by}). {_RECAPTURE}")
+
+
+def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
+    """Refuse a trace folder whose files, blobs or journal disagree with `manifest` (`IntegrityError`).
+
+    Checks: every listed file (the report included) hashes to its recorded sha256 and its blob is intact;
+    the journal has the recorded number of events and digest, and every blob it names is intact."""
+    from pytest_auditfence.capturing.store import read_journal
+
+    root = Path(trace_dir)
+    for record in manifest.files:
+        path = root / record.path
+        try:
+            actual = file_sha256(path)
+        except FileNotFoundError as exc:
+            raise IntegrityError(f"{path}: listed in the manifest but missing from the trace folder. "
+                                 f"{_RECAPTURE}") from exc
+        except OSError as exc:
+            raise IntegrityError(f"{path}: listed in the manifest but unreadable ({exc.strerror or exc}). "
+                                 f"{_RECAPTURE}") from exc
+        if actual != record.sha256:
+            raise IntegrityError(
+                f"{path}: sha256 is {actual[:12]}..., the manifest records {record.sha256[:12]}...: the file was "
+                f"edited after capture. {_RECAPTURE}"
+            )
+        _check_blob(root, record.sha256, f"the manifest entry {record.path}")
+    journal = root / JOURNAL_NAME
+    recorded = manifest.journal
+    if not journal.is_file():
+        if recorded.events:
+            raise IntegrityError(f"{journal}: missing, the manifest records {recorded.events} events. {_RECAPTURE}")
+        return
+    try:
+        read = read_journal(journal)
+    except JournalError as exc:
+        raise IntegrityError(str(exc)) from exc
+    if read.summary.events != recorded.events:
+        raise IntegrityError(f"{journal}: holds {read.summary.events} events, the manifest records "
+                             f"{recorded.events}. {_RECAPTURE}")
+    if recorded.digest is not None and journal_digest(read.events) != recorded.digest:
+        raise IntegrityError(f"{journal}: its events do not match the digest the manifest records "
+                             f"({recorded.digest[:12]}...): the journal was edited after capture. {_RECAPTURE}")
+    for event in read.events:
+        for sha in _blob_shas(event):
+            _check_blob(root, sha, f"journal event {event['seq']}")

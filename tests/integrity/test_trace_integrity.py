@@ -1,0 +1,129 @@
+"""Integrity of trace folders (issue 12): a file, blob or journal changed after capture fails the audit
+closed with the file named, and two captures racing for one folder never mix."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import tool
+from langgraph.graph import START, MessagesState, StateGraph
+
+from pytest_auditfence import Snapshot
+from pytest_auditfence.audit.cascade import audit_cascade_sync
+from pytest_auditfence.errors import IntegrityError, TraceDirError
+
+REPORT = "Revenue was $1,234 million in FY2024. Halvorsen invented a $9 billion order."
+
+
+@tool
+def get_revenue(ticker: str) -> str:
+    """Revenue of a company."""
+    return f"{ticker} revenue FY2024: $1,234 million"
+
+
+def _app(label: str):
+    def research(state: MessagesState, config: RunnableConfig) -> dict:
+        get_revenue.invoke({"ticker": label}, config=config)
+        return {"messages": [AIMessage(content=f"{label} revenue FY2024: $1,234 million")]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("research", research)
+    graph.add_edge(START, "research")
+    return graph.compile()
+
+
+def capture(trace: Path, label: str = "HALV", report: str = REPORT) -> Path:
+    snap = Snapshot(trace)
+    _app(label).invoke({"messages": [("user", "Analyse")]}, config=snap.config())
+    snap.set_report(report)
+    snap.finalize()
+    return snap.trace_dir
+
+
+def test_a_clean_capture_audits(tmp_path: Path) -> None:
+    cascade = audit_cascade_sync(trace_dir=capture(tmp_path / "t"))
+    assert cascade.hallucinations.numerator == 1  # the invented order
+
+
+def test_a_report_edited_after_capture_is_refused(tmp_path: Path) -> None:
+    trace = capture(tmp_path / "t")
+    (trace / "report.md").write_text("Revenue was $1,234 million in FY2024.\n", encoding="utf-8")  # fabrication cut
+    with pytest.raises(IntegrityError, match=r"report\.md: sha256 is .* the manifest records"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_a_trace_file_edited_after_capture_is_refused(tmp_path: Path) -> None:
+    trace = capture(tmp_path / "t")
+    (tool_file,) = sorted((trace / "tools").rglob("*.txt"))
+    tool_file.write_text(tool_file.read_text() + "order backlog: $9 billion\n")
+    with pytest.raises(IntegrityError, match=rf"{tool_file.name}: sha256"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_a_damaged_blob_is_refused(tmp_path: Path) -> None:
+    trace = capture(tmp_path / "t")
+    blob = sorted(p for p in (trace / "blobs").rglob("*") if p.is_file())[0]
+    blob.write_text("damaged")
+    with pytest.raises(IntegrityError, match=rf"{blob.name}: blob content hashes to"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_a_journal_edited_after_finalize_is_refused(tmp_path: Path) -> None:
+    trace = capture(tmp_path / "t")
+    journal = trace / "journal.jsonl"
+    lines = journal.read_text().splitlines()
+    event = json.loads(lines[1])
+    event["type"] = event["type"] + "_edited"
+    lines[1] = json.dumps(event, sort_keys=True)
+    journal.write_text("\n".join(lines) + "\n")
+    with pytest.raises(IntegrityError, match=r"journal\.jsonl: its events do not match the digest"):
+        audit_cascade_sync(trace_dir=trace)
+    journal.write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(IntegrityError, match=r"journal\.jsonl: holds \d+ events, the manifest records"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_the_journal_digest_is_as_stable_as_the_manifest(tmp_path: Path) -> None:
+    a, b = capture(tmp_path / "a"), capture(tmp_path / "b")
+    assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
+    assert json.loads((a / "manifest.json").read_text())["journal"]["digest"]
+
+
+def _race(trace: str, label: str, barrier, results) -> None:
+    barrier.wait()
+    try:
+        capture(Path(trace), label, report=f"Revenue was $1,234 million in FY2024 ({label}).")
+        results.put((label, "ok"))
+    except TraceDirError as exc:
+        results.put((label, f"TraceDirError: {exc}"))
+    except Exception as exc:  # noqa: BLE001 - the test reports whatever the loser saw
+        results.put((label, f"{type(exc).__name__}: {exc}"))
+
+
+def test_two_processes_racing_for_one_folder_never_mix(tmp_path: Path) -> None:
+    trace = tmp_path / "shared"
+    context = multiprocessing.get_context("spawn")
+    rounds = []
+    for attempt in range(3):
+        folder = trace.with_name(f"shared{attempt}")
+        barrier, results = context.Barrier(2), context.Queue()
+        workers = [context.Process(target=_race, args=(str(folder), label, barrier, results)) for label in ("AAA", "BBB")]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(120)
+        outcome = dict(results.get(timeout=5) for _ in workers)
+        rounds.append((folder, outcome))
+    for folder, outcome in rounds:
+        winners = [label for label, result in outcome.items() if result == "ok"]
+        assert len(winners) == 1, outcome
+        (loser,) = set(outcome) - set(winners)
+        assert outcome[loser].startswith("TraceDirError: ") and "never mixed" in outcome[loser]
+        written = "\n".join(p.read_text(errors="replace") for p in sorted(folder.rglob("*")) if p.is_file())
+        assert winners[0] in written and loser not in written
+        audit_cascade_sync(trace_dir=folder)  # the winner's folder is whole and audits
