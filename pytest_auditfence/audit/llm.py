@@ -300,11 +300,13 @@ class _Planner:
             )
         return self.outputs[node]
 
-    def _register(self, key: str, base: AuditUnit, node: str, document: str | None, label: str) -> str:
+    def _register(self, key: str, base: AuditUnit, node: str, document: str | None, label: str,
+                  extra: AuditUnit | None = None) -> str:
         if key not in self.units:
             # A fresh fence per LLM unit: its search history is the agent's own, so "search before
             # submit" is checked against what this agent searched, not the deterministic pass.
-            unit = self.auditor._unit(key, base.node, base.upstream, base.files.values())
+            records = [*base.files.values(), *(extra.files.values() if extra is not None else ())]
+            unit = self.auditor._unit(key, base.node, base.upstream, records)
             if document is not None:
                 unit.fence.set_document(document)
             self.auditor.units[key] = unit
@@ -321,8 +323,10 @@ class _Planner:
         return key, _Item(claim.id, claim.claim, claim.context, self.report_node)
 
     def deeper(self, node: str, claim_id: str, passage: str) -> tuple[str, _Item]:
+        # A subgraph node's result is its whole final state: what any of its inner nodes wrote is in it, so
+        # its unit holds those outputs too (the deterministic cascade's inner_unit, the same edge convention).
         key = self._register(f"llm:{node}:output", self.auditor.node_unit(node), node, self.output_text(node),
-                             f"the output of node {node!r}")
+                             f"the output of node {node!r}", extra=self.auditor.inner_unit(node, frozenset()))
         return key, _Item(claim_id, passage, None, node)
 
     def task(self, key: str, hop: int, items: list[_Item]) -> _Task:
