@@ -22,6 +22,7 @@ Owns `GateRules` (the settable thresholds), `RULES` (the rule names a rejection 
 from __future__ import annotations
 
 import ast
+import csv
 import math
 import operator
 import re
@@ -208,6 +209,13 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
             # The verifier's channel: it names the one figure this evidence is for and has placed it by its
             # subject (a label lines above, a column header, an abbreviation); the figure itself must be here.
             missing = [q.text for q in quantities if not contains_quantity(q, evidence_quantities)]
+            if missing and "," in evidence:
+                # a CSV row ('Stock-based compensation,525,410') reads as one number in prose; the verifier
+                # placed the figure in its cell, so the cells are read one by one too
+                cells = [c for row in csv.reader(evidence.splitlines()) for c in row]
+                cell_quantities = [q for c in cells for q in quantities_of(c, evidence=True)]
+                missing = [q.text for q in quantities
+                           if not contains_quantity(q, evidence_quantities) and not contains_quantity(q, cell_quantities)]
             if missing:
                 return f"the evidence does not contain {', '.join(missing)} (compared after normalisation)"
             return None

@@ -252,8 +252,23 @@ class SourceIndex:
         """What the source can be cited as (computed once per source of this index)."""
         cached = self._names.get(file)
         if cached is None:
-            cached = self._names[file] = _source_names(self.sources[file], self.loaded(file))
+            cached = self._names[file] = _source_names(self.sources[file], self.loaded(file),
+                                                       self._arguments_text(file))
         return cached
+
+    def _arguments_text(self, file: int) -> str:
+        """The text of the tool call's own arguments file, beside its result ('r1.fetch.1.arguments.txt'), or ''.
+
+        Capture keeps a call's arguments apart from its result (they are model-written, never evidence); they
+        still say what the call fetched, so a citation ('passage 2', a URL) resolves to the call by them."""
+        path = self.sources[file].path
+        if not path.endswith(".txt") or path.endswith(".arguments.txt"):
+            return ""
+        sibling = self.root / (path.removesuffix(".txt") + ".arguments.txt")
+        try:
+            return sibling.read_text(encoding="utf-8", errors="replace")[:4000] if sibling.is_file() else ""
+        except OSError:
+            return ""
 
     def near(self, value: float, tolerance: float) -> Iterable[Observed]:
         """Observations whose value could match `value` within either side's tolerance."""
@@ -309,7 +324,7 @@ class _SourceNames:
     arguments: tuple[str, ...] = ()
 
 
-def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
+def _source_names(source: Source, loaded: LoadedFile, arguments_text: str = "") -> _SourceNames:
     window = loaded.text[:_NAME_WINDOW]
     head = []
     for ln in window[:4000].splitlines():
@@ -320,7 +335,7 @@ def _source_names(source: Source, loaded: LoadedFile) -> _SourceNames:
         if len(head) >= _HEAD_LINES:
             break
     names = [source.label or "", source.node, Path(source.path).stem]
-    arguments = _ARGUMENTS.search(window[:4000])
+    arguments = _ARGUMENTS.search(window[:4000]) or _ARGUMENTS.search(arguments_text)
     return _SourceNames(
         flat_names=tuple(flat_name(n) for n in names if n),
         declared=tuple(m.group("name").strip().lower() for m in _DECLARED_NAME.finditer(window)),

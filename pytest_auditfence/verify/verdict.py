@@ -84,7 +84,7 @@ def _evidence_span(loaded: LoadedFile, start: int, end: int, minimum: int) -> tu
     first, last = loaded.line_of(start), loaded.line_of(max(start, end - 1))
     for _ in range(6):
         a, b = loaded.line_span(first)[0], loaded.line_span(last)[1]
-        if len(loaded.text[a:b].strip()) >= minimum:
+        if len(" ".join(loaded.text[a:b].split())) >= minimum:  # the gate counts on normalised text
             break
         if first > 1:
             first -= 1
