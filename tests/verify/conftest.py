@@ -47,3 +47,27 @@ def prose_unit(tmp_path: Path) -> Callable[..., ProseUnit]:
         return ProseUnit(root, sources)
 
     return make
+
+
+
+@pytest.fixture
+def tool_results_verdict(tmp_path: Path) -> Callable[[dict[str, tuple[str, str, str]]], Callable[[str], ClaimRecord]]:
+    """`tool_results_verdict({path: (text, node, tool label)})` writes the files as captured tool results and
+    returns a function verifying one extracted sentence against them through a real fence and index."""
+    from pytest_auditfence.claims.extract import extract_claims
+
+    def make(files: dict[str, tuple[str, str, str]]) -> Callable[[str], ClaimRecord]:
+        sources = []
+        for path, (text, node, label) in files.items():
+            (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / path).write_text(text, encoding="utf-8")
+            sources.append(Source.from_file(tmp_path, path, node=node, kind="tool_call", label=label))
+        index = SourceIndex.build(tmp_path, sources)
+
+        def verdict(sentence: str) -> ClaimRecord:
+            (claim,) = extract_claims(sentence)
+            return verify_claim(claim, Fence(tmp_path, sources, sentence, name="unit"), index)
+
+        return verdict
+
+    return make

@@ -8,10 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_auditfence.claims.extract import extract_claims
-from pytest_auditfence.fence import Fence, Source
 from pytest_auditfence.models import Verdict
-from pytest_auditfence.verify import SourceIndex, verify_claim
 
 FILES = {
     # passages fetched by number: the content does not say which passage it is, the call's arguments do
@@ -42,19 +39,8 @@ FILES = {
 
 
 @pytest.fixture
-def verdict_of(tmp_path: Path):
-    sources = []
-    for (node, path), text in FILES.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-        sources.append(Source.from_file(tmp_path, path, node=node, kind="tool_call", label=Path(path).stem.split(".")[1]))
-    index = SourceIndex.build(tmp_path, sources)
-
-    def verdict(sentence: str):
-        (claim,) = extract_claims(sentence)
-        return verify_claim(claim, Fence(tmp_path, sources, sentence, name="unit"), index)
-
-    return verdict
+def verdict_of(tool_results_verdict):
+    return tool_results_verdict({path: (text, node, Path(path).stem.split(".")[1]) for (node, path), text in FILES.items()})
 
 
 @pytest.mark.parametrize(

@@ -5,15 +5,11 @@ and contradicted only by its own row in its own period. Each rule with its negat
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from pytest_auditfence.claims.extract import extract_claims
-from pytest_auditfence.fence import Fence, Source
 from pytest_auditfence.models import Verdict
 from pytest_auditfence.textfmt import render_text
-from pytest_auditfence.verify import SourceIndex, verify_claim
 from pytest_auditfence.verify.tables import periods_in, read_tables
 
 ROWS = [
@@ -60,20 +56,10 @@ FORMS = {
 
 
 @pytest.fixture(params=sorted(FORMS))
-def verdict_of(request, tmp_path: Path):
+def verdict_of(request, tool_results_verdict):
     """A captured tool result holding the table in one form, rendered as capture writes it."""
-    path = "tools/filings/r1.get_filing_section.1.txt"
     text = "arguments:\n  section: 7\nnode: filings\noutput:\n" + FORMS[request.param]() + "tool: get_filing_section\n"
-    (tmp_path / path).parent.mkdir(parents=True)
-    (tmp_path / path).write_text(text, encoding="utf-8")
-    sources = [Source.from_file(tmp_path, path, node="filings", kind="tool_call", label="get_filing_section")]
-    index = SourceIndex.build(tmp_path, sources)
-
-    def verdict(sentence: str):
-        (claim,) = extract_claims(sentence)
-        return verify_claim(claim, Fence(tmp_path, sources, sentence, name="unit"), index)
-
-    return verdict
+    return tool_results_verdict({"tools/filings/r1.get_filing_section.1.txt": (text, "filings", "get_filing_section")})
 
 
 @pytest.mark.parametrize(

@@ -3,14 +3,10 @@ a price per kWh is no amount), SI prefixes restate one figure, and a figure with
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from pytest_auditfence.claims.extract import extract_claims
-from pytest_auditfence.fence import Fence, Source
 from pytest_auditfence.models import Verdict
-from pytest_auditfence.verify import SourceIndex, verify_claim
 
 STORAGE = (
     "arguments:\n  query: US storage 2024\nnode: research\noutput: In 2024 US storage additions reached 10.3 GW,"
@@ -19,18 +15,8 @@ STORAGE = (
 
 
 @pytest.fixture
-def verdict_of(tmp_path: Path):
-    path = "tools/research/r1.web_search.1.txt"
-    (tmp_path / path).parent.mkdir(parents=True)
-    (tmp_path / path).write_text(STORAGE, encoding="utf-8")
-    sources = [Source.from_file(tmp_path, path, node="research", kind="tool_call", label="web_search")]
-    index = SourceIndex.build(tmp_path, sources)
-
-    def verdict(sentence: str):
-        (claim,) = extract_claims(sentence)
-        return verify_claim(claim, Fence(tmp_path, sources, sentence, name="unit"), index)
-
-    return verdict
+def verdict_of(tool_results_verdict):
+    return tool_results_verdict({"tools/research/r1.web_search.1.txt": (STORAGE, "research", "web_search")})
 
 
 @pytest.mark.parametrize(
