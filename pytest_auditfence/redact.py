@@ -85,6 +85,11 @@ def _looks_random(token: str) -> bool:
     return len(token) >= 20 or (len(token) >= 8 and any(ch.isdigit() for ch in token))
 
 
+# Field names that say their value is a credential; a field may carry a prefix ('db_password', 'x-api-key').
+_FIELD_PREFIX = r"(?:[a-z0-9]+[_\-])*"
+_SECRET_NAMES = r"api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret|password|passwd|passphrase"
+_TOKEN_NAMES = r"access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|token"
+
 _RULES: tuple[_Rule, ...] = (
     _Rule(
         "private-key",
@@ -147,8 +152,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret"
-            r"|password|passwd|passphrase|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token|token)"
+            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_SECRET_NAMES}|{_TOKEN_NAMES})"
             r"(?:\\*[\"'])?\s*[:=]\s*(\\*[\"']))((?:(?!\2).){1,512}?)(\2)"
         ),
         ("key", "token", "secret", "passw"),
@@ -160,8 +164,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:api[_\-]?key|client[_\-]?secret|secret[_\-]?key|secret"
-            r"|password|passwd|passphrase)\s*[:=]\s*)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{6,})"
+            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_SECRET_NAMES})\s*[:=]\s*)"
+            r"(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{6,})"
         ),
         ("key", "secret", "passw"),
         group=2,
@@ -170,8 +174,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            r"(?i)((?<![a-z0-9])(?:[a-z0-9]+[_\-])*(?:access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
-            r"|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{8,})"
+            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_TOKEN_NAMES})(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
+            r"(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{8,})"
         ),
         ("token",),
         group=2,
