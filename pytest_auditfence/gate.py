@@ -208,16 +208,16 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
         if quantities:
             # The verifier's channel: it names the one figure this evidence is for and has placed it by its
             # subject (a label lines above, a column header, an abbreviation); the figure itself must be here.
-            missing = [q.text for q in quantities if not contains_quantity(q, evidence_quantities)]
+            missing = [q for q in quantities if not contains_quantity(q, evidence_quantities)]
             if missing and "," in evidence:
                 # a CSV row ('Stock-based compensation,525,410') reads as one number in prose; the verifier
                 # placed the figure in its cell, so the cells are read one by one too
                 cells = [c for row in csv.reader(evidence.splitlines()) for c in row]
                 cell_quantities = [q for c in cells for q in quantities_of(c, evidence=True)]
-                missing = [q.text for q in quantities
-                           if not contains_quantity(q, evidence_quantities) and not contains_quantity(q, cell_quantities)]
+                missing = [q for q in missing if not contains_quantity(q, cell_quantities)]
             if missing:
-                return f"the evidence does not contain {', '.join(missing)} (compared after normalisation)"
+                return (f"the evidence does not contain {', '.join(q.text for q in missing)} "
+                        f"(compared after normalisation)")
             return None
         if _folded(atom).strip("“”\"'") in _folded(evidence) or _folded(atom) in _folded(evidence):
             return None
