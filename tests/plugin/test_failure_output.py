@@ -64,6 +64,12 @@ def test_segments(fence_snapshot):
 '''
 
 
+def failure_report(result: pytest.RunResult) -> list[str]:
+    """The FAILURES section's lines: with CI set, pytest repeats the whole message in the short summary."""
+    lines = result.outlines
+    return lines[:next(i for i, line in enumerate(lines) if "short test summary info" in line)]
+
+
 def claim_ids(lines: list[str]) -> list[str]:
     return [m.group(1) for line in lines if (m := re.match(r"(c\d{3}) contradicted: ", line))]
 
@@ -72,7 +78,7 @@ def test_each_failing_claim_is_explained_with_note_round_and_the_whole_chain(pyt
     pytester.makepyfile(segments=APP, test_segments=TESTS)
     short = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     short.assert_outcomes(failed=1)
-    lines = short.outlines
+    lines = failure_report(short)
     [folder_line] = [line for line in lines if line.startswith("trace folder: ")]  # once
     folder = Path(folder_line.removeprefix("trace folder: "))
     assert folder.is_absolute() and (folder / "manifest.json").is_file()
@@ -98,7 +104,7 @@ def test_each_failing_claim_is_explained_with_note_round_and_the_whole_chain(pyt
     assert not any(line.rstrip().endswith("...") for line in section)  # nothing cut
 
     complete = pytester.runpytest_subprocess("-v", "-p", "no:cacheprovider")
-    assert claim_ids(complete.outlines) == [f"c{i:03d}" for i in range(1, SEGMENTS + 1)]
+    assert claim_ids(failure_report(complete)) == [f"c{i:03d}" for i in range(1, SEGMENTS + 1)]
     complete.stdout.no_fnmatch_line("*more failing claim(s)*")
 
 
