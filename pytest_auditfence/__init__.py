@@ -19,6 +19,7 @@ _EXPORTS: dict[str, str] = {
     "instrument_graph": "pytest_auditfence.capturing.wrap",
     "import_debug_events": "pytest_auditfence.capturing.importers",
     "import_run_tree": "pytest_auditfence.capturing.importers",
+    "read_trace_text": "pytest_auditfence.capturing.tracefiles",
     "Manifest": "pytest_auditfence.manifest",
     "NodeRecord": "pytest_auditfence.manifest",
     "FileRecord": "pytest_auditfence.manifest",
@@ -79,6 +80,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from pytest_auditfence.audit.cascade import Cascade, FenceGroup, Passport, audit_cascade_sync
     from pytest_auditfence.audit.policy import Policy
     from pytest_auditfence.capturing.importers import import_debug_events, import_run_tree
+    from pytest_auditfence.capturing.tracefiles import read_trace_text
     from pytest_auditfence.capturing.wrap import capture, instrument_graph, wrap
     from pytest_auditfence.claims.extract import extract_claims
     from pytest_auditfence.claims.quantities import parse_quantities

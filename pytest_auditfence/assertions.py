@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_auditfence.capturing.tracefiles import TraceFiles
 from pytest_auditfence.manifest import MANIFEST_NAME, load_manifest
 from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio
 
@@ -267,6 +268,7 @@ def _locate(trace_dir: Path, rel: str) -> Path | None:
 def fabricated_evidence(claims: Sequence[ClaimRecord], trace_dir: str | Path) -> list[str]:
     """Every piece of evidence that is not byte-for-byte where it says it is (file, offset, line, sha256)."""
     trace_dir = Path(trace_dir)
+    files = TraceFiles(trace_dir)  # a file stored by reference is the text it stands for
     problems: list[str] = []
     for claim in sorted(claims, key=lambda c: c.id):
         for ev in claim.evidence:
@@ -274,7 +276,7 @@ def fabricated_evidence(claims: Sequence[ClaimRecord], trace_dir: str | Path) ->
             if path is None:
                 problems.append(f"{claim.id}: evidence cites {ev.file!r}, which is not a file of the trace folder")
                 continue
-            data = path.read_bytes()
+            data = files.data(ev.file)
             content = data.decode("utf-8", errors="replace")
             if hashlib.sha256(data).hexdigest() != ev.sha256:
                 problems.append(f"{claim.id}: {ev.file} changed since the audit (sha256 differs)")

@@ -205,8 +205,13 @@ def _audit(args: argparse.Namespace) -> int:
         document = _read_text(args.document, "--document", "Pass the final document (a text or markdown file).")
         doc_name = args.document
     elif manifest.report:
-        document = _read_text(str(trace_dir / manifest.report), "recorded report",
-                              "Capture the run again, or pass --document FILE.")
+        from pytest_auditfence.capturing.tracefiles import read_trace_text
+
+        try:
+            document = read_trace_text(trace_dir, manifest.report)
+        except OSError as exc:
+            raise _InputError(f"{trace_dir / manifest.report} (recorded report): cannot be read "
+                              f"({exc.strerror or exc}). Capture the run again, or pass --document FILE.") from exc
         doc_name = manifest.report
     else:
         raise _InputError(

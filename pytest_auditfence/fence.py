@@ -102,7 +102,9 @@ class Source(_Model):
     def from_file(cls, root: str | Path, path: str, *, node: str, kind: str, label: str | None = None) -> Source:
         """A source for an existing file under `root`, its sha256 computed from the bytes on disk."""
         try:
-            digest = hashlib.sha256((Path(root) / path).read_bytes()).hexdigest()
+            from pytest_auditfence.capturing.tracefiles import TraceFiles
+
+            digest = hashlib.sha256(TraceFiles(root).data(path)).hexdigest()
         except (OSError, ValueError) as exc:
             raise FenceError(
                 f"source {path!r} under {root}: cannot be read ({exc}); give the path of a file inside the root."
@@ -228,17 +230,19 @@ class FileStore:
     """Loads each source file once and checks it against its recorded sha256 (fail closed)."""
 
     def __init__(self, root: Path) -> None:
+        from pytest_auditfence.capturing.tracefiles import TraceFiles
+
         self.root = root
         self._files: dict[tuple[str, str], LoadedFile] = {}
+        self.trace_files = TraceFiles(root)  # a file stored by reference is read with its references resolved
 
     def load(self, source: Source) -> LoadedFile:
         key = (source.path, source.sha256)
         cached = self._files.get(key)
         if cached is not None:
             return cached
-        path = self.root / source.path
         try:
-            data = path.read_bytes()
+            data = self.trace_files.data(source.path)
         except OSError as exc:
             raise FenceError(
                 f"source {source.path!r}: cannot be read ({exc.strerror or exc}); the fence root is "
@@ -580,7 +584,7 @@ class Fence:
             query_text = query.strip() if whitespace_insensitive else query
         else:
             query_text = query
-        if self.backend == "ripgrep":
+        if self.backend == "ripgrep" and not any(self.store.trace_files.stored_by_reference(s.path) for s in chosen):
             by_path = _ripgrep_lines(
                 query_text,
                 [self.root / s.path for s in chosen],

@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_auditfence.capturing.tracefiles import TraceFiles, read_trace_text
 from pytest_auditfence.errors import AuditError
 from pytest_auditfence.manifest import INPUT_NODE, RAW_FILE_KINDS, Manifest, load_manifest
 from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio, Verdict
@@ -67,7 +68,7 @@ def build_detail(
             raise AuditError(
                 f"{trace_dir}: no recorded report to show; pass document=... (the text that was audited)"
             )
-        document = (trace_dir / manifest.report).read_text(encoding="utf-8")
+        document = read_trace_text(trace_dir, manifest.report)
     if hashlib.sha256(document.encode("utf-8")).hexdigest() != cascade.result.document_sha256:
         raise AuditError(
             f"{trace_dir}: the document given for the page is not the one the cascade audited "
@@ -131,13 +132,14 @@ def _excerpts(trace_dir: Path, manifest: Manifest, claims: list[ClaimRecord],
     records = {f.path: f for f in manifest.files}
     root = trace_dir.resolve()
     out: list[FileExcerpt] = []
+    files = TraceFiles(trace_dir)
     for file in sorted(wanted):
         path = (trace_dir / file).resolve()
         # Only files inside the trace folder: a damaged manifest must not pull other files into the page.
         if not path.is_relative_to(root) or not path.is_file():
             continue
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            lines = files.text(file).splitlines()
         except (OSError, UnicodeDecodeError):
             continue
         record = records.get(file)

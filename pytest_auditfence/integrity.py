@@ -32,10 +32,6 @@ def journal_digest(events: Iterable[dict[str, Any]]) -> str:
     return digest.hexdigest()
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def _blob_shas(value: Any) -> Iterable[str]:
     """Every blob reference ('blob': '<sha>' at any depth) of a journal event."""
     if isinstance(value, dict):
@@ -49,30 +45,53 @@ def _blob_shas(value: Any) -> Iterable[str]:
             yield from _blob_shas(item)
 
 
-def _check_blob(trace_dir: Path, sha: str, named_by: str) -> None:
-    path = trace_dir / BLOBS_DIR / sha[:2] / sha
-    try:
-        actual = file_sha256(path)
-    except OSError as exc:
-        raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is missing ({exc.strerror or exc}). "
-                             f"{_RECAPTURE}") from exc
-    if actual != sha:
-        raise IntegrityError(f"{path}: blob content hashes to {actual[:12]}..., its name says {sha[:12]}... "
-                             f"(named by {named_by}). {_RECAPTURE}")
+def _check_blob(trace_dir: Path, sha: str, named_by: str, checked: set[str]) -> None:
+    """The stored value `sha` and every blob it names (a value shares its long parts: capturing/store.py)."""
+    from pytest_auditfence.capturing.store import blob_refs
+
+    pending = [(sha, named_by, True)]
+    while pending:
+        sha, named_by, is_value = pending.pop()
+        if sha in checked:
+            continue
+        path = trace_dir / BLOBS_DIR / sha[:2] / sha
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is missing "
+                                 f"({exc.strerror or exc}). {_RECAPTURE}") from exc
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != sha:
+            raise IntegrityError(f"{path}: blob content hashes to {actual[:12]}..., its name says {sha[:12]}... "
+                                 f"(named by {named_by}). {_RECAPTURE}")
+        checked.add(sha)
+        if is_value and b"\\u0000" in data:  # names other blobs (their markers begin with NUL)
+            try:
+                value = json.loads(data)
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is not a stored value "
+                                     f"({exc}). {_RECAPTURE}") from exc
+            pending.extend((child, f"blob {sha[:12]}...", holds_value) for child, holds_value in blob_refs(value))
 
 
 def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
     """Refuse a trace folder whose files, blobs or journal disagree with `manifest` (`IntegrityError`).
 
-    Checks: every listed file (the report included) hashes to its recorded sha256 and its blob is intact;
-    the journal has the recorded number of events and digest, and every blob it names is intact."""
+    Checks: every listed file (the report included) hashes to its recorded sha256 (a file stored by
+    reference: the text it resolves to, so an edited reference or an edited file it names is refused);
+    the journal has the recorded number of events and digest, and every blob it names, and every blob
+    those name, is intact."""
     from pytest_auditfence.capturing.store import read_journal
 
+    from pytest_auditfence.capturing.tracefiles import TraceFiles
+
     root = Path(trace_dir)
+    files = TraceFiles(root)  # a file stored by reference is hashed as the text it stands for
+    checked: set[str] = set()
     for record in manifest.files:
         path = root / record.path
         try:
-            actual = file_sha256(path)
+            actual = hashlib.sha256(files.data(record.path)).hexdigest()
         except FileNotFoundError as exc:
             raise IntegrityError(f"{path}: listed in the manifest but missing from the trace folder. "
                                  f"{_RECAPTURE}") from exc
@@ -84,7 +103,6 @@ def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
                 f"{path}: sha256 is {actual[:12]}..., the manifest records {record.sha256[:12]}...: the file was "
                 f"edited after capture. {_RECAPTURE}"
             )
-        _check_blob(root, record.sha256, f"the manifest entry {record.path}")
     journal = root / JOURNAL_NAME
     recorded = manifest.journal
     if not journal.is_file():
@@ -103,4 +121,4 @@ def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
                              f"({recorded.digest[:12]}...): the journal was edited after capture. {_RECAPTURE}")
     for event in read.events:
         for sha in _blob_shas(event):
-            _check_blob(root, sha, f"journal event {event['seq']}")
+            _check_blob(root, sha, f"journal event {event['seq']}", checked)

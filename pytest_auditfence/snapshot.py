@@ -6,7 +6,6 @@ finalize, context manager); recording lives in `capturing/`, materialisation in 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -186,6 +185,7 @@ class Snapshot:
             return self._manifest
         from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
         from pytest_auditfence.capturing.topology import materialize
+        from pytest_auditfence.capturing.tracefiles import SHARING_KINDS, share_lines
         from pytest_auditfence.integrity import journal_digest
         from pytest_auditfence.manifest import JOURNAL_NAME
 
@@ -196,7 +196,7 @@ class Snapshot:
         read.summary.digest = journal_digest(read.events)  # the audit refuses a journal edited after this
         result = materialize(
             read.events,
-            lambda sha: json.loads(rec.blobs.get(sha)),
+            rec.blobs.reader().value,
             journal=read.summary,
             max_output_chars=self._max_output_chars,
             wrap_at=self._wrap_at,
@@ -204,13 +204,17 @@ class Snapshot:
         )
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
         made: set[Path] = set()
-        for rel, text in result.files.items():
+        kinds = {record.path: record.kind for record in result.manifest.files}
+        # Raw data first and always as itself (it is what a grep of the folder should find); node inputs and
+        # outputs and model calls then name the lines they repeat instead of writing them again.
+        ordered = sorted(result.files.items(), key=lambda item: kinds.get(item[0]) in SHARING_KINDS)
+        stored = share_lines((rel, text, kinds.get(rel) in SHARING_KINDS) for rel, text in ordered)
+        for rel, text in stored.items():
             path = self._trace_dir / rel
             if path.parent not in made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 made.add(path.parent)
             path.write_text(text, encoding="utf-8")
-            rec.blobs.put(text)
         (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events

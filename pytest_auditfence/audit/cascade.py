@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_auditfence.audit.policy import Policy
+from pytest_auditfence.capturing.tracefiles import read_trace_text
 from pytest_auditfence.errors import AuditError, IncompleteCaptureError, ManifestError
 from pytest_auditfence.manifest import (
     INPUT_NODE,
@@ -303,7 +304,7 @@ class _Auditor:
             )
         path = self.trace_dir / self.manifest.report
         try:
-            return path.read_text(encoding="utf-8")
+            return read_trace_text(self.trace_dir, self.manifest.report)
         except OSError as exc:
             raise AuditError(f"{path}: the recorded report cannot be read ({exc}); capture the run again.") from exc
 
@@ -967,7 +968,7 @@ def _label(record: FileRecord) -> str | None:
 def _line_text(trace_dir: Path, evidence: Evidence) -> str:
     """The lines the evidence spans, whitespace-normalised: what a reviewer reads in a chain link."""
     try:
-        lines = (trace_dir / evidence.file).read_text(encoding="utf-8").splitlines()
+        lines = read_trace_text(trace_dir, evidence.file).splitlines()
     except OSError:
         return evidence.text
     last = evidence.line - 1 + evidence.text.count("\n")

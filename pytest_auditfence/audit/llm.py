@@ -33,6 +33,7 @@ from pytest_auditfence.audit.prompts import (
     auditor_system_prompt,
     claim_sections,
 )
+from pytest_auditfence.capturing.tracefiles import read_trace_text
 from pytest_auditfence.errors import AuditError, CassetteMissError
 from pytest_auditfence.fence import normalise_markdown
 from pytest_auditfence.gate import RULE_SEARCH_FOR_CLAIM, query_belongs
@@ -296,7 +297,7 @@ class _Planner:
         if node not in self.outputs:
             files = self.auditor._outputs(node)
             self.outputs[node] = "\n".join(
-                (self.auditor.trace_dir / f.path).read_text(encoding="utf-8", errors="replace") for f in files
+                read_trace_text(self.auditor.trace_dir, f.path) for f in files
             )
         return self.outputs[node]
 

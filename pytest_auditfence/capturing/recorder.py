@@ -15,7 +15,6 @@ from pytest_auditfence.capturing.store import BlobStore, JournalWriter
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.manifest import JOURNAL_NAME
 from pytest_auditfence.redact import Redactor
-from pytest_auditfence.textfmt import dump_json
 
 def make_redactor(redact: bool | Callable[[str], str]) -> Redactor:
     """`True`: built-in rules; `False`: off; a callable: built-in rules, then the user's hook."""
@@ -72,9 +71,9 @@ class Recorder:
         self._sources: list[Callable[[], None]] = []
 
     def content(self, value: Any, memo: dict[Any, Any] | None = None) -> str:
-        """Store `value` (redacted, as stable JSON) and return its sha256."""
+        """Store `value` (redacted, as stable JSON, its repeated parts shared) and return its sha256."""
         # Redactor.value converts with to_jsonable first, so message ids and provider metadata are gone too.
-        return self.blobs.put(dump_json(self.redactor.value(value, memo)))
+        return self.blobs.put_value(self.redactor.value(value, memo), memo)
 
     def text(self, value: str) -> str:
         return self.redactor.text(value)

@@ -12,12 +12,14 @@ import os
 import shutil
 import stat
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from pytest_auditfence.errors import JournalError, TraceDirError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, MANIFEST_NAME, REPORT_NAME, JournalSummary
+from pytest_auditfence.textfmt import dump_json
 
 # Files whose presence means a folder already holds a run.
 _RUN_MARKERS = (JOURNAL_NAME, MANIFEST_NAME)
@@ -86,8 +88,48 @@ def claim_trace_dir(trace_dir: Path) -> None:
         ) from None
 
 
+# A stored value shares what it repeats (seed 003's content-addressed store, applied inside values): a long
+# string is its own blob, so a tool's output and the message that carries it, and every later state that
+# holds that message, name one blob; a large dict is its own blob; a long list is cut into chunks at item
+# boundaries chosen by the items' own digests, so a list that grew by a few items (a node's input: the
+# whole state again, plus the last node's messages) shares every chunk but its last with the list before.
+# A reference is a one-key dict whose key begins with NUL, which no captured value has unescaped.
+TEXT_REF = "\x00text"  # {"\x00text": sha}: a string, stored as its UTF-8 bytes
+VALUE_REF = "\x00value"  # {"\x00value": sha}: a dict or list, stored as JSON (which may hold references)
+CHUNKS = "\x00chunks"  # {"\x00chunks": [sha, ...]}: a list, the concatenation of the lists those blobs hold
+ESCAPED = "\x00dict"  # {"\x00dict": {...}}: a captured dict with a key beginning with NUL, kept as it was
+_MARKERS = frozenset({TEXT_REF, VALUE_REF, CHUNKS, ESCAPED})
+# Strings and containers shorter than this (as JSON) stay inline: a reference costs about 80 bytes.
+SHARE_MIN = 256
+# One item in CHUNK_SPREAD ends a chunk (on average), at every level of the chunk tree.
+CHUNK_SPREAD = 8
+
+
+def blob_refs(value: Any) -> Iterable[tuple[str, bool]]:
+    """(sha, holds a stored value) for each blob a stored value names directly: TEXT_REF names the raw
+    text of a string, VALUE_REF and CHUNKS name stored values (which may name blobs in turn)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            if len(item) == 1:
+                key, inner = next(iter(item.items()))
+                if key in (TEXT_REF, VALUE_REF) and isinstance(inner, str):
+                    yield inner, key == VALUE_REF
+                    continue
+                if key == CHUNKS and isinstance(inner, list):
+                    yield from ((sha, True) for sha in inner if isinstance(sha, str))
+                    continue
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
 class BlobStore:
-    """Content by sha256 under `blobs/`; writing the same content twice is a no-op."""
+    """Content by sha256 under `blobs/`; writing the same content twice is a no-op.
+
+    `put_value`/`value` store and load JSON data with shared parts (see TEXT_REF above); `put`/`get` are
+    the raw bytes of one blob."""
 
     def __init__(self, trace_dir: Path) -> None:
         self.root = trace_dir / BLOBS_DIR
@@ -122,6 +164,114 @@ class BlobStore:
                 f"{path}: blob {sha} named by the journal is missing or unreadable ({exc}); the trace folder is "
                 f"damaged - capture the run again."
             ) from exc
+
+    # -- values with shared parts --------------------------------------------------------------------
+    def put_value(self, data: Any, memo: dict[Any, Any] | None = None) -> str:
+        """Store JSON data (`to_jsonable` output) with its long strings, large dicts and long lists shared;
+        returns the sha256 of the top blob. `memo` (a batch's) keeps each long string hashed once."""
+        shas = memo.setdefault(_STRING_SHAS, {}) if memo is not None else {}
+        return self.put(dump_json(self._encode(data, shas, top=True)))
+
+    def _encode(self, data: Any, shas: dict[str, str], top: bool = False) -> Any:
+        if isinstance(data, str):
+            if len(data) < SHARE_MIN:
+                return data
+            sha = shas.get(data)
+            if sha is None:
+                sha = shas[data] = self.put(data)
+            return {TEXT_REF: sha}
+        if isinstance(data, dict):
+            out: Any = {key: self._encode(item, shas) for key, item in data.items()}
+            if any(key[:1] == "\x00" for key in out):
+                out = {ESCAPED: out}
+        elif isinstance(data, list):
+            out = [self._encode(item, shas) for item in data]
+        else:
+            return data
+        text = dump_json(out)
+        if len(text) < SHARE_MIN:
+            return out
+        if isinstance(out, list) and len(out) > CHUNK_SPREAD:
+            out = self._chunked(out)
+            text = dump_json(out)
+        return out if top else {VALUE_REF: self.put(text)}
+
+    def _chunked(self, items: list[Any]) -> dict[str, list[str]]:
+        """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give
+        equal chunks): level 0 holds the items, every level above the shas of the level below."""
+        level: list[Any] = items
+        blobs = [dump_json(item) for item in items]
+        while True:
+            chunks: list[str] = []
+            start = 0
+            for i, text in enumerate(blobs):
+                if hashlib.sha256(text.encode("utf-8")).digest()[0] % CHUNK_SPREAD == 0 or i == len(blobs) - 1:
+                    part = level[start:i + 1]
+                    chunks.append(self.put(dump_json(part) if level is items else dump_json({CHUNKS: part})))
+                    start = i + 1
+            if len(chunks) <= CHUNK_SPREAD:
+                return {CHUNKS: chunks}
+            level, blobs = chunks, chunks
+
+    def reader(self) -> BlobReader:
+        return BlobReader(self)
+
+
+class BlobReader:
+    """Loads values `BlobStore.put_value` stored, each shared blob read and decoded once (one reader per
+    materialisation or integrity check: it keeps what it read)."""
+
+    def __init__(self, blobs: BlobStore) -> None:
+        self.blobs = blobs
+        self._texts: dict[str, str] = {}
+        self._values: dict[str, Any] = {}
+
+    def value(self, sha: str) -> Any:
+        """The JSON data stored under `sha`, every reference resolved (shared parts are shared objects: do
+        not change what this returns)."""
+        return self._decode(self._json(sha))
+
+    def _json(self, sha: str) -> Any:
+        try:
+            return json.loads(self.blobs.get(sha))
+        except json.JSONDecodeError as exc:
+            raise JournalError(f"{self.blobs.root / sha[:2] / sha}: blob {sha} is not JSON ({exc.msg}); the trace "
+                               f"folder is damaged - capture the run again.") from exc
+
+    def _shared(self, sha: str) -> Any:
+        cached = self._values.get(sha)
+        if cached is None:
+            cached = self._values[sha] = self._decode(self._json(sha))
+        return cached
+
+    def _text(self, sha: str) -> str:
+        cached = self._texts.get(sha)
+        if cached is None:
+            cached = self._texts[sha] = self.blobs.get(sha)
+        return cached
+
+    def _decode(self, data: Any) -> Any:
+        if isinstance(data, list):
+            return [self._decode(item) for item in data]
+        if not isinstance(data, dict):
+            return data
+        if len(data) == 1:
+            key, inner = next(iter(data.items()))
+            if key in _MARKERS:
+                if key == TEXT_REF:
+                    return self._text(inner)
+                if key == VALUE_REF:
+                    return self._shared(inner)
+                if key == CHUNKS:
+                    joined: list[Any] = []
+                    for sha in inner:
+                        joined.extend(self._shared(sha))
+                    return joined
+                return {k: self._decode(v) for k, v in inner.items()}
+        return {key: self._decode(item) for key, item in data.items()}
+
+
+_STRING_SHAS = "\x00string shas"  # the key of a batch memo's cache of long strings' blob names
 
 
 class JournalWriter:

@@ -1,0 +1,243 @@
+"""Trace text files stored once: lines that repeat an earlier file are written as a reference to it.
+
+Owns the stored form (`share_lines`, used by finalize) and the one loader every reader goes through
+(`TraceFiles`, `read_trace_text`): what a reader gets is the file's text with every reference resolved,
+byte for byte the text the capture rendered, which is what the manifest's sha256 names.
+"""
+
+# A node's input is the whole state again: every message earlier nodes wrote plus the last node's update,
+# and a model call is given the same messages. Written out in full, a looping agent's folder grows with
+# the square of its rounds. Stored here, such a file is a header line and then, line by line, either its
+# own text or `[auditfence: lines 3-412 of nodes/tools/r2.input.txt]` (optionally `, indented 2`: every
+# non-empty line of the range with two more spaces in front, as a tool's output sits one level deeper
+# in the message that carries it). A reference names a file stored before it, so there are no cycles;
+# references to references are resolved in order, without recursion, each file once per reader.
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from pytest_auditfence.errors import IntegrityError
+
+HEADER = ("[auditfence: stored by reference to earlier trace files; its text is what "
+          "pytest_auditfence.read_trace_text returns]")
+_HEADER_BYTES = HEADER.encode("utf-8")
+_PREFIX = "[auditfence: "
+_LITERAL = "[auditfence: line] "  # a line of the file's own text that begins with _PREFIX
+_REFERENCE = re.compile(r"\[auditfence: lines (\d+)-(\d+) of (\S+?)(?:, indented (\d+))?\]")
+_RECAPTURE = "The trace folder was changed after capture; capture the run again into a new folder."
+
+# The kinds of file that may be stored by reference: what nodes and models were given and returned (the
+# declared zone). Raw data (tool output, the user's input, retrieved documents) and the report are always
+# written as themselves, so that a grep of the folder finds every figure in the file it came from.
+SHARING_KINDS: frozenset[str] = frozenset({"node_input", "node_output", "model_call"})
+# A run of lines is written as a reference only when it saves bytes: at least this many characters.
+MIN_SHARED_CHARS = 160
+# Earlier places remembered per distinct line (the most recent ones): the longest run among them wins.
+_CANDIDATES = 4
+
+
+def _reference_line(start: int, end: int, path: str, indent: int) -> str:
+    shift = f", indented {indent}" if indent else ""
+    return f"[auditfence: lines {start}-{end} of {path}{shift}]"
+
+
+class LineSharer:
+    """Chooses, for each file in the order they are stored, which runs of its lines repeat a file stored
+    before it (`share_lines` drives it); keeps the lines of every file and an index of line starts."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, list[str]] = {}
+        self._index: dict[str, list[tuple[str, int, int]]] = {}
+
+    def _remember(self, path: str, position: int, line: str) -> None:
+        stripped = line.lstrip(" ")
+        if not stripped:
+            return
+        places = self._index.setdefault(stripped, [])
+        places.append((path, position, len(line) - len(stripped)))
+        if len(places) > _CANDIDATES:
+            del places[0]
+
+    def stored(self, path: str, text: str, *, share: bool) -> str:
+        """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
+        lines = text.split("\n")
+        self.lines[path] = lines
+        if not share:
+            for position, line in enumerate(lines):
+                self._remember(path, position, line)
+            if not text.startswith(_PREFIX):
+                return text
+            return "\n".join([HEADER, *(_LITERAL + ln if ln.startswith(_PREFIX) else ln for ln in lines)])
+        out: list[str] = [HEADER]
+        shared = False
+        i, n = 0, len(lines)
+        while i < n:
+            line = lines[i]
+            run = self._longest_run(lines, i) if line else None
+            if run is not None:
+                target, j, indent, length = run
+                out.append(_reference_line(j + 1, j + length, target, indent))
+                self._remember(path, i, line)
+                shared = True
+                i += length
+                continue
+            out.append(_LITERAL + line if line.startswith(_PREFIX) else line)
+            self._remember(path, i, line)
+            i += 1
+        if not shared and not text.startswith(_PREFIX):
+            return text
+        return "\n".join(out)
+
+    def _longest_run(self, lines: list[str], i: int) -> tuple[str, int, int, int] | None:
+        line = lines[i]
+        stripped = line.lstrip(" ")
+        indent = len(line) - len(stripped)
+        best: tuple[str, int, int, int] | None = None
+        best_chars = MIN_SHARED_CHARS - 1
+        n = len(lines)
+        for target, j, target_indent in reversed(self._index.get(stripped, ())):
+            shift = indent - target_indent
+            if shift < 0:
+                continue
+            theirs = self.lines[target]
+            pad = " " * shift
+            k, chars = 0, 0
+            while i + k < n and j + k < len(theirs):
+                mine, old = lines[i + k], theirs[j + k]
+                if shift == 0:
+                    if mine != old:
+                        break
+                elif old:
+                    if len(mine) != len(old) + shift or not mine.endswith(old) or not mine.startswith(pad):
+                        break
+                elif mine:
+                    break
+                chars += len(mine) + 1
+                k += 1
+            if chars > best_chars:
+                best, best_chars = (target, j, shift, k), chars
+        return best
+
+
+def share_lines(files: Iterable[tuple[str, str, bool]]) -> dict[str, str]:
+    """{path: stored form} for (path, text, may_share) in the order they are stored; a file that may share
+    references lines of the files before it in this order."""
+    sharer = LineSharer()
+    return {path: sharer.stored(path, text, share=share) for path, text, share in files}
+
+
+def _checked_target(owner: str, target: str) -> str:
+    parts = PurePosixPath(target).parts
+    if target.startswith("/") or ".." in parts or "\\" in target or not parts:
+        raise IntegrityError(f"{owner}: a reference names {target!r}, which is not a file of the trace folder. "
+                             f"{_RECAPTURE}")
+    return target
+
+
+class TraceFiles:
+    """The loader of one trace folder's text files: `text(path)` is a file's text with its references
+    resolved; each file is read and resolved once per loader."""
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self._lines: dict[str, list[str]] = {}
+
+    def stored_by_reference(self, path: str) -> bool:
+        """Whether the file on disk holds references (a search tool run over the folder does not see
+        the lines they stand for; read it through this loader)."""
+        try:
+            with (self.root / path).open("rb") as file:
+                return file.read(len(_HEADER_BYTES)) == _HEADER_BYTES
+        except OSError:
+            return False
+
+    def data(self, path: str) -> bytes:
+        """The file's content as bytes: for a file stored as itself, exactly its bytes on disk."""
+        raw = (self.root / path).read_bytes()
+        if not raw.startswith(_HEADER_BYTES):
+            return raw
+        return "\n".join(self.lines(path)).encode("utf-8")
+
+    def text(self, path: str) -> str:
+        return "\n".join(self.lines(path))
+
+    def lines(self, path: str) -> list[str]:
+        """The file's text split at '\\n' (the last item is '' when the text ends with a line break)."""
+        done = self._lines.get(path)
+        if done is not None:
+            return done
+        parsed: dict[str, list[str | tuple[int, int, str, int]]] = {}
+        stack, on_stack = [path], {path}
+        while stack:
+            current = stack[-1]
+            if current not in parsed:
+                try:
+                    parsed[current] = self._parse(current)
+                except OSError as exc:
+                    if current == path:
+                        raise
+                    raise IntegrityError(f"{self.root / stack[-2]}: refers to lines of {current}, which cannot be "
+                                         f"read ({exc.strerror or exc}). {_RECAPTURE}") from exc
+            waiting = [entry[2] for entry in parsed[current] if isinstance(entry, tuple)
+                       and entry[2] not in self._lines]
+            if waiting:
+                target = waiting[0]
+                if target in on_stack:
+                    raise IntegrityError(f"{self.root / current}: its references lead back to {target}. {_RECAPTURE}")
+                stack.append(target)
+                on_stack.add(target)
+                continue
+            self._lines[current] = self._build(current, parsed.pop(current))
+            stack.pop()
+            on_stack.discard(current)
+        return self._lines[path]
+
+    def _parse(self, path: str) -> list[str | tuple[int, int, str, int]]:
+        text = (self.root / path).read_bytes().decode("utf-8", errors="replace")
+        lines = text.split("\n")
+        if lines[0] != HEADER:
+            self._lines[path] = lines
+            return []
+        entries: list[str | tuple[int, int, str, int]] = []
+        for line in lines[1:]:
+            if line.startswith(_LITERAL):
+                entries.append(line[len(_LITERAL):])
+            elif line.startswith(_PREFIX):
+                match = _REFERENCE.fullmatch(line)
+                if match is None:
+                    raise IntegrityError(f"{self.root / path}: line {line[:80]!r} is neither text nor a reference "
+                                         f"to lines of another trace file. {_RECAPTURE}")
+                start, end, target, indent = match.groups()
+                entries.append((int(start), int(end), _checked_target(str(self.root / path), target),
+                                int(indent or 0)))
+            else:
+                entries.append(line)
+        return entries
+
+    def _build(self, path: str, entries: list[str | tuple[int, int, str, int]]) -> list[str]:
+        if path in self._lines:  # stored as itself (set by _parse)
+            return self._lines[path]
+        out: list[str] = []
+        for entry in entries:
+            if isinstance(entry, str):
+                out.append(entry)
+                continue
+            start, end, target, indent = entry
+            theirs = self._lines[target]
+            if not 1 <= start <= end <= len(theirs):
+                raise IntegrityError(f"{self.root / path}: a reference names lines {start}-{end} of {target}, "
+                                     f"which has {len(theirs)}. {_RECAPTURE}")
+            if indent:
+                pad = " " * indent
+                out.extend(pad + ln if ln else ln for ln in theirs[start - 1:end])
+            else:
+                out.extend(theirs[start - 1:end])
+        return out
+
+
+def read_trace_text(trace_dir: str | Path, path: str) -> str:
+    """The text of trace file `path` (relative to `trace_dir`), references resolved."""
+    return TraceFiles(trace_dir).text(path)
