@@ -14,10 +14,13 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_auditfence.errors import IntegrityError, JournalError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, Manifest
+
+if TYPE_CHECKING:
+    from pytest_auditfence.capturing.store import PackReader
 
 _RECAPTURE = "The trace folder was changed after capture; capture the run again into a new folder."
 
@@ -45,7 +48,7 @@ def _blob_shas(value: Any) -> Iterable[str]:
             yield from _blob_shas(item)
 
 
-def _check_blob(trace_dir: Path, sha: str, named_by: str, checked: set[str]) -> None:
+def _check_blob(blobs: PackReader, sha: str, named_by: str, checked: set[str]) -> None:
     """The stored value `sha` and every blob it names (a value shares its long parts: capturing/store.py)."""
     from pytest_auditfence.capturing.store import blob_refs
 
@@ -54,23 +57,22 @@ def _check_blob(trace_dir: Path, sha: str, named_by: str, checked: set[str]) -> 
         sha, named_by, is_value = pending.pop()
         if sha in checked:
             continue
-        path = trace_dir / BLOBS_DIR / sha[:2] / sha
         try:
-            data = path.read_bytes()
+            data = blobs.data(sha)
         except OSError as exc:
-            raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is missing "
+            raise IntegrityError(f"{blobs.path}: blob {sha[:12]}... named by {named_by} is missing "
                                  f"({exc.strerror or exc}). {_RECAPTURE}") from exc
         actual = hashlib.sha256(data).hexdigest()
         if actual != sha:
-            raise IntegrityError(f"{path}: blob content hashes to {actual[:12]}..., its name says {sha[:12]}... "
-                                 f"(named by {named_by}). {_RECAPTURE}")
+            raise IntegrityError(f"{blobs.where(sha)}: blob content hashes to {actual[:12]}..., its name says "
+                                 f"{sha[:12]}... (named by {named_by}). {_RECAPTURE}")
         checked.add(sha)
         if is_value and b"\\u0000" in data:  # names other blobs (their markers begin with NUL)
             try:
                 value = json.loads(data)
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise IntegrityError(f"{path}: blob {sha[:12]}... named by {named_by} is not a stored value "
-                                     f"({exc}). {_RECAPTURE}") from exc
+                raise IntegrityError(f"{blobs.where(sha)}: blob {sha[:12]}... named by {named_by} is not a stored "
+                                     f"value ({exc}). {_RECAPTURE}") from exc
             pending.extend((child, f"blob {sha[:12]}...", holds_value) for child, holds_value in blob_refs(value))
 
 
@@ -81,7 +83,7 @@ def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
     reference: the text it resolves to, so an edited reference or an edited file it names is refused);
     the journal has the recorded number of events and digest, and every blob it names, and every blob
     those name, is intact."""
-    from pytest_auditfence.capturing.store import read_journal
+    from pytest_auditfence.capturing.store import PackReader, read_journal
 
     from pytest_auditfence.capturing.tracefiles import TraceFiles
 
@@ -119,6 +121,11 @@ def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
     if recorded.digest is not None and journal_digest(read.events) != recorded.digest:
         raise IntegrityError(f"{journal}: its events do not match the digest the manifest records "
                              f"({recorded.digest[:12]}...): the journal was edited after capture. {_RECAPTURE}")
-    for event in read.events:
-        for sha in _blob_shas(event):
-            _check_blob(root, sha, f"journal event {event['seq']}", checked)
+    with PackReader(root / BLOBS_DIR) as blobs:
+        try:
+            blobs.index()
+        except JournalError as exc:
+            raise IntegrityError(str(exc)) from exc
+        for event in read.events:
+            for sha in _blob_shas(event):
+                _check_blob(blobs, sha, f"journal event {event['seq']}", checked)

@@ -318,10 +318,12 @@ class Redactor:
         data = to_jsonable(obj, memo)
         if not self.enabled:
             return data
-        strings = memo.setdefault(_STRINGS, {}) if memo is not None and self.extra is None else None
-        return self._walk(data, strings)
+        if memo is None or self.extra is not None:
+            return self._walk(data)
+        return self._walk(data, memo.setdefault(_STRINGS, {}), memo.setdefault(_MESSAGES, {}))
 
-    def _walk(self, data: Any, strings: dict[str, str] | None = None) -> Any:
+    def _walk(self, data: Any, strings: dict[str, str] | None = None,
+              messages: dict[int, tuple[Any, Any]] | None = None) -> Any:
         if isinstance(data, str):
             if strings is None:
                 return self._string(data)
@@ -330,8 +332,15 @@ class Redactor:
                 done = strings[data] = self._string(data)
             return done
         if isinstance(data, list):
-            return [self._walk(item, strings) for item in data]
+            return [self._walk(item, strings, messages) for item in data]
         if isinstance(data, dict):
+            # A message is converted once per batch (to_jsonable's memo gives every later state the same
+            # dict), so it is redacted once too; the entry keeps the dict alive, so its id stays its own.
+            shared = messages is not None and "content" in data and "type" in data
+            if shared:
+                hit = messages.get(id(data))  # type: ignore[union-attr]
+                if hit is not None and hit[0] is data:
+                    return hit[1]
             out: dict[str, Any] = {}
             for key, item in data.items():
                 new_key = self._key(key)
@@ -340,8 +349,11 @@ class Redactor:
                 if is_credential_key(key) and item is not None:
                     out[new_key] = marker(_kind_of_key(key))
                 else:
-                    out[new_key] = self._walk(item, strings)
-            return {k: out[k] for k in sorted(out)}
+                    out[new_key] = self._walk(item, strings, messages)
+            done = {k: out[k] for k in sorted(out)}
+            if shared:
+                messages[id(data)] = (data, done)  # type: ignore[index]
+            return done
         return data
 
     def _key(self, key: str) -> str:
@@ -368,6 +380,7 @@ class Redactor:
 
 
 _STRINGS = "strings"  # the key of a batch memo's string cache (the memo's other keys are object ids)
+_MESSAGES = "messages"  # the key of a batch memo's cache of redacted messages (by the converted dict's id)
 
 
 def _kind_of_key(key: str) -> str:

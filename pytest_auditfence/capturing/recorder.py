@@ -124,6 +124,8 @@ class Recorder:
                         self.fail(f"serialising a {event_type} payload", exc)
                         payload = {**payload, "blob": None}
                 self.journal.append(event_type, payload, meta)
+            self.blobs.sync()  # the blobs first: a journal line on disk names only blobs on disk
+            self.journal.sync()
 
     def fail(self, where: str, exc: BaseException) -> None:
         message = self.redactor.text(f"{where}: {type(exc).__name__}: {exc}")
@@ -132,4 +134,5 @@ class Recorder:
 
     def close(self) -> None:
         self.flush()
+        self.blobs.close()
         self.journal.close()

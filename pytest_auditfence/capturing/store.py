@@ -125,16 +125,91 @@ def blob_refs(value: Any) -> Iterable[tuple[str, bool]]:
             stack.extend(item)
 
 
-class BlobStore:
-    """Content by sha256 under `blobs/`; writing the same content twice is a no-op.
+# Blobs live in one append-only pack, `blobs/pack`: each is a header line `sha256 <hex> <bytes>`, its bytes
+# and a line break. One file instead of one per blob: creating a file (and its folder) costs more than
+# writing the bytes, and a run stores hundreds of small blobs.
+PACK_NAME = "pack"
+# Blobs this process wrote are kept in memory up to this many characters, so finalize() reads none back.
+RECENT_CHARS = 64_000_000
 
-    `put_value`/`value` store and load JSON data with shared parts (see TEXT_REF above); `put`/`get` are
-    the raw bytes of one blob."""
+
+class PackReader:
+    """Reads blobs from a folder's pack by sha256 (and from `blobs/<sha[:2]>/<sha>`, the layout of older
+    captures); the index of the pack is built once, by reading its header lines."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.path = root / PACK_NAME
+        self._index: dict[str, tuple[int, int]] | None = None
+        self._file: Any = None
+
+    def index(self) -> dict[str, tuple[int, int]]:
+        """sha256 -> (offset, length) of every blob in the pack; a damaged pack is a `JournalError`."""
+        if self._index is None:
+            index: dict[str, tuple[int, int]] = {}
+            try:
+                file = self.path.open("rb")
+            except FileNotFoundError:
+                self._index = index
+                return index
+            with file:
+                size = os.fstat(file.fileno()).st_size
+                while (start := file.tell()) < size:
+                    header = file.readline(100)
+                    parts = header.split(b" ")
+                    if len(parts) != 3 or parts[0] != b"sha256" or not header.endswith(b"\n") or not (
+                        parts[2][:-1].isdigit() and len(parts[1]) == 64):
+                        raise JournalError(f"{self.path}: byte {start} is not the header of a blob "
+                                           f"('sha256 <hex> <length>'); the pack was edited or cut. Capture the "
+                                           f"run again.")
+                    length = int(parts[2])
+                    offset = file.tell()
+                    if offset + length + 1 > size:
+                        raise JournalError(f"{self.path}: the blob at byte {start} is cut short; the pack was "
+                                           f"edited or cut. Capture the run again.")
+                    index[parts[1].decode("ascii")] = (offset, length)
+                    file.seek(offset + length + 1)
+            self._index = index
+        return self._index
+
+    def data(self, sha: str) -> bytes:
+        """The bytes stored under `sha`; `FileNotFoundError` when no blob has that name."""
+        where = self.index().get(sha)
+        if where is None:
+            return (self.root / sha[:2] / sha).read_bytes()
+        if self._file is None:
+            self._file = self.path.open("rb")
+        self._file.seek(where[0])
+        return self._file.read(where[1])
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def __enter__(self) -> PackReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def where(self, sha: str) -> Path:
+        return self.path if sha in self.index() else self.root / sha[:2] / sha
+
+
+class BlobStore:
+    """Content by sha256 in `blobs/pack`; writing the same content twice is a no-op.
+
+    `put_value` and `reader().value` store and load JSON data with shared parts (see TEXT_REF above);
+    `put`/`get` are the text of one blob."""
 
     def __init__(self, trace_dir: Path) -> None:
         self.root = trace_dir / BLOBS_DIR
         self._known: set[str] = set()
-        self._dirs: set[str] = set()
+        self._recent: dict[str, str] = {}
+        self._recent_chars = 0
+        self._file: Any = None
+        self._reader: PackReader | None = None
         self._lock = threading.Lock()
 
     def put(self, text: str) -> str:
@@ -144,74 +219,109 @@ class BlobStore:
             return sha
         with self._lock:
             if sha not in self._known:
-                path = self.root / sha[:2] / sha
-                if not path.exists():
-                    if sha[:2] not in self._dirs:
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        self._dirs.add(sha[:2])
-                    tmp = path.with_name(sha + ".tmp")
-                    tmp.write_bytes(data)
-                    tmp.replace(path)
+                if self._file is None:
+                    self.root.mkdir(parents=True, exist_ok=True)
+                    self._file = (self.root / PACK_NAME).open("ab")
+                self._file.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
                 self._known.add(sha)
+                if self._recent_chars + len(text) <= RECENT_CHARS:
+                    self._recent[sha] = text
+                    self._recent_chars += len(text)
         return sha
 
+    def sync(self) -> None:
+        """Write what `put` buffered to the pack (the journal names blobs only after this)."""
+        with self._lock:
+            if self._file is not None:
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+
     def get(self, sha: str) -> str:
-        path = self.root / sha[:2] / sha
+        text = self._recent.get(sha)
+        if text is not None:
+            return text
+        self.sync()
+        with self._lock:
+            if self._reader is None or sha not in self._reader.index():
+                if self._reader is not None:
+                    self._reader.close()
+                self._reader = PackReader(self.root)  # the pack grew since the last read
+            reader = self._reader
         try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
+            return reader.data(sha).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
             raise JournalError(
-                f"{path}: blob {sha} named by the journal is missing or unreadable ({exc}); the trace folder is "
-                f"damaged - capture the run again."
+                f"{reader.where(sha)}: blob {sha} named by the journal is missing or unreadable ({exc}); the trace "
+                f"folder is damaged - capture the run again."
             ) from exc
 
     # -- values with shared parts --------------------------------------------------------------------
     def put_value(self, data: Any, memo: dict[Any, Any] | None = None) -> str:
         """Store JSON data (`to_jsonable` output) with its long strings, large dicts and long lists shared;
-        returns the sha256 of the top blob. `memo` (a batch's) keeps each long string hashed once."""
-        shas = memo.setdefault(_STRING_SHAS, {}) if memo is not None else {}
-        return self.put(dump_json(self._encode(data, shas, top=True)))
+        returns the sha256 of the top blob. `memo` (a batch's, shared with the redactor) keeps each long
+        string hashed and each message encoded once per batch."""
+        batch = memo.setdefault(_ENCODED, _Encoded()) if memo is not None else _Encoded()
+        return self.put(dump_json(self._encode(data, batch, top=True)))
 
-    def _encode(self, data: Any, shas: dict[str, str], top: bool = False) -> Any:
+    def _encode(self, data: Any, batch: _Encoded, top: bool = False) -> Any:
         if isinstance(data, str):
             if len(data) < SHARE_MIN:
                 return data
-            sha = shas.get(data)
+            sha = batch.strings.get(data)
             if sha is None:
-                sha = shas[data] = self.put(data)
+                sha = batch.strings[data] = self.put(data)
             return {TEXT_REF: sha}
         if isinstance(data, dict):
-            out: Any = {key: self._encode(item, shas) for key, item in data.items()}
+            # the redactor hands every later state the same dict for a message: encode it once
+            shared = not top and "content" in data and "type" in data
+            if shared:
+                hit = batch.messages.get(id(data))
+                if hit is not None and hit[0] is data:
+                    return hit[1]
+            out: Any = {key: self._encode(item, batch) for key, item in data.items()}
             if any(key[:1] == "\x00" for key in out):
                 out = {ESCAPED: out}
-        elif isinstance(data, list):
-            out = [self._encode(item, shas) for item in data]
-        else:
-            return data
+            done = self._shared(out, batch, top)
+            if shared:
+                batch.messages[id(data)] = (data, done)
+            return done
+        if isinstance(data, list):
+            return self._shared([self._encode(item, batch) for item in data], batch, top)
+        return data
+
+    def _shared(self, out: Any, batch: _Encoded, top: bool) -> Any:
         text = dump_json(out)
         if len(text) < SHARE_MIN:
             return out
         if isinstance(out, list) and len(out) > CHUNK_SPREAD:
-            out = self._chunked(out)
+            out = self._chunked(out, batch)
             text = dump_json(out)
         return out if top else {VALUE_REF: self.put(text)}
 
-    def _chunked(self, items: list[Any]) -> dict[str, list[str]]:
+    def _chunked(self, items: list[Any], batch: _Encoded) -> dict[str, list[str]]:
         """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give
         equal chunks): level 0 holds the items, every level above the shas of the level below."""
+        ends = [batch.ends_chunk(item) for item in items]
         level: list[Any] = items
-        blobs = [dump_json(item) for item in items]
         while True:
             chunks: list[str] = []
             start = 0
-            for i, text in enumerate(blobs):
-                if hashlib.sha256(text.encode("utf-8")).digest()[0] % CHUNK_SPREAD == 0 or i == len(blobs) - 1:
+            for i, end in enumerate(ends):
+                if end or i == len(ends) - 1:
                     part = level[start:i + 1]
                     chunks.append(self.put(dump_json(part) if level is items else dump_json({CHUNKS: part})))
                     start = i + 1
             if len(chunks) <= CHUNK_SPREAD:
                 return {CHUNKS: chunks}
-            level, blobs = chunks, chunks
+            level, ends = chunks, [int(sha[:8], 16) % CHUNK_SPREAD == 0 for sha in chunks]
 
     def reader(self) -> BlobReader:
         return BlobReader(self)
@@ -271,7 +381,29 @@ class BlobReader:
         return {key: self._decode(item) for key, item in data.items()}
 
 
-_STRING_SHAS = "\x00string shas"  # the key of a batch memo's cache of long strings' blob names
+class _Encoded:
+    """What one batch has stored already: long strings by value, messages by the redacted dict's id."""
+
+    __slots__ = ("strings", "messages", "ends")
+
+    def __init__(self) -> None:
+        self.strings: dict[str, str] = {}
+        self.messages: dict[int, tuple[Any, Any]] = {}
+        self.ends: dict[int, tuple[Any, bool]] = {}
+
+    def ends_chunk(self, item: Any) -> bool:
+        """Whether a chunk ends after `item`: one item in CHUNK_SPREAD, decided by the item's digest alone."""
+        if isinstance(item, dict):
+            hit = self.ends.get(id(item))
+            if hit is not None and hit[0] is item:
+                return hit[1]
+        end = hashlib.sha256(dump_json(item).encode("utf-8")).digest()[0] % CHUNK_SPREAD == 0
+        if isinstance(item, dict):
+            self.ends[id(item)] = (item, end)
+        return end
+
+
+_ENCODED = "\x00encoded"  # the key of a batch memo's _Encoded
 
 
 class JournalWriter:
@@ -296,8 +428,13 @@ class JournalWriter:
             self._seq += 1
             record = {"seq": self._seq, "type": event_type, **payload, "meta": meta}
             self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str) + "\n")
-            self._file.flush()
             return self._seq
+
+    def sync(self) -> None:
+        """Write buffered lines to the file (the recorder does it once per flushed batch, not per line)."""
+        with self._lock:
+            if self._file is not None:
+                self._file.flush()
 
     def close(self) -> None:
         with self._lock:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.graph import START, MessagesState, StateGraph
 
-from pytest_auditfence import Snapshot
+from pytest_auditfence import Snapshot, read_trace_text
 from pytest_auditfence.audit.cascade import audit_cascade_sync
 from pytest_auditfence.errors import IntegrityError, TraceDirError
 
@@ -67,9 +68,68 @@ def test_a_trace_file_edited_after_capture_is_refused(tmp_path: Path) -> None:
 
 def test_a_damaged_blob_is_refused(tmp_path: Path) -> None:
     trace = capture(tmp_path / "t")
-    blob = sorted(p for p in (trace / "blobs").rglob("*") if p.is_file())[0]
-    blob.write_text("damaged")
-    with pytest.raises(IntegrityError, match=rf"{blob.name}: blob content hashes to"):
+    pack = trace / "blobs" / "pack"
+    data = pack.read_bytes()
+    at = data.index(b"$1,234 million")  # a figure inside a stored value, same length after the edit
+    pack.write_bytes(data[:at] + b"$9,234 million" + data[at + len(b"$1,234 million"):])
+    with pytest.raises(IntegrityError, match=r"blobs/pack: blob content hashes to .*, its name says"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_a_cut_or_reordered_pack_is_refused(tmp_path: Path) -> None:
+    trace = capture(tmp_path / "t")
+    pack = trace / "blobs" / "pack"
+    data = pack.read_bytes()
+    pack.write_bytes(data[:-5])
+    with pytest.raises(IntegrityError, match=r"blobs/pack: the blob at byte \d+ is cut short"):
+        audit_cascade_sync(trace_dir=trace)
+    pack.write_bytes(b"damaged\n" + data)
+    with pytest.raises(IntegrityError, match=r"blobs/pack: byte 0 is not the header of a blob"):
+        audit_cascade_sync(trace_dir=trace)
+
+
+def test_a_reference_file_edited_after_capture_is_refused(tmp_path: Path) -> None:
+    """A node input stored by reference is checked as the text it stands for: a reference moved to other
+    lines, or an edit of the file it names, is refused like an edit of the text itself."""
+    snap = Snapshot(tmp_path / "t")
+    big = "\n".join(f"HALV revenue FY{2000 + i}: ${1_000 + i:,} million" for i in range(20))
+
+    @tool
+    def get_history(ticker: str) -> str:
+        """Revenue history of a company."""
+        return big
+
+    def research(state: MessagesState, config: RunnableConfig) -> dict:
+        get_history.invoke({"ticker": "HALV"}, config=config)
+        return {"messages": [AIMessage(content=big)]}
+
+    def write(state: MessagesState) -> dict:
+        return {"messages": [AIMessage(content="HALV revenue FY2019 was $1,019 million.")]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("research", research)
+    graph.add_node("write", write)
+    graph.add_edge(START, "research")
+    graph.add_edge("research", "write")
+    graph.compile().invoke({"messages": [("user", "Analyse")]}, config=snap.config())
+    snap.set_report("HALV revenue FY2019 was $1,019 million.")
+    snap.finalize()
+    trace = snap.trace_dir
+    stored = (trace / "nodes/write/r1.input.txt").read_text()
+    assert "[auditfence: lines " in stored and "$1,019 million" not in stored  # the repeat is a reference
+    assert "$1,019 million" in read_trace_text(trace, "nodes/write/r1.input.txt")
+    audit_cascade_sync(trace_dir=trace)
+    edited = re.sub(r"lines (\d+)-(\d+)", lambda m: f"lines {m[1]}-{int(m[2]) - 1}", stored, count=1)
+    (trace / "nodes/write/r1.input.txt").write_text(edited)
+    with pytest.raises(IntegrityError, match=r"r1\.input\.txt: sha256 is .* the manifest records"):
+        audit_cascade_sync(trace_dir=trace)
+    (trace / "nodes/write/r1.input.txt").write_text(stored)
+    # research's output repeats the tool's output, so the lines live in the tool's file: an edit there
+    # changes what both files that name them stand for, and the first of them checked is refused
+    assert "$1,019 million" not in (trace / "nodes/research/r1.output.txt").read_text()
+    target = trace / "tools/research/r1.get_history.1.txt"
+    target.write_text(target.read_text().replace("$1,019 million", "$9,019 million"))
+    with pytest.raises(IntegrityError, match=r"nodes/research/r1\.output\.txt: sha256 is"):
         audit_cascade_sync(trace_dir=trace)
 
 
