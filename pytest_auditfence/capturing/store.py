@@ -15,7 +15,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from pytest_auditfence.errors import JournalError, TraceDirError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, MANIFEST_NAME, REPORT_NAME, JournalSummary
@@ -197,20 +197,39 @@ class PackReader:
         return self.path if sha in self.index() else self.root / sha[:2] / sha
 
 
-class BlobStore:
+class _AppendedFile:
+    """A file this process appends to under a lock, written out on `sync` and at `close`."""
+
+    def __init__(self) -> None:
+        self._file: Any = None
+        self._lock = threading.Lock()
+
+    def sync(self) -> None:
+        """Write what was buffered (the recorder does it once per flushed batch, not per line or blob)."""
+        with self._lock:
+            if self._file is not None:
+                self._file.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+
+class BlobStore(_AppendedFile):
     """Content by sha256 in `blobs/pack`; writing the same content twice is a no-op.
 
     `put_value` and `reader().value` store and load JSON data with shared parts (see TEXT_REF above);
     `put`/`get` are the text of one blob."""
 
     def __init__(self, trace_dir: Path) -> None:
+        super().__init__()
         self.root = trace_dir / BLOBS_DIR
         self._known: set[str] = set()
         self._recent: dict[str, str] = {}
         self._recent_chars = 0
-        self._file: Any = None
         self._reader: PackReader | None = None
-        self._lock = threading.Lock()
 
     def put(self, text: str) -> str:
         data = text.encode("utf-8")
@@ -229,17 +248,9 @@ class BlobStore:
                     self._recent_chars += len(text)
         return sha
 
-    def sync(self) -> None:
-        """Write what `put` buffered to the pack (the journal names blobs only after this)."""
-        with self._lock:
-            if self._file is not None:
-                self._file.flush()
-
     def close(self) -> None:
+        super().close()
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
@@ -406,14 +417,13 @@ class _Encoded:
 _ENCODED = "\x00encoded"  # the key of a batch memo's _Encoded
 
 
-class JournalWriter:
+class JournalWriter(_AppendedFile):
     """Appends one JSON object per line, numbering events 1, 2, 3... under a lock (threads share it)."""
 
     def __init__(self, path: Path) -> None:
+        super().__init__()
         self.path = path
-        self._file: TextIO | None = None
         self._seq = 0
-        self._lock = threading.Lock()
 
     @property
     def events(self) -> int:
@@ -429,18 +439,6 @@ class JournalWriter:
             record = {"seq": self._seq, "type": event_type, **payload, "meta": meta}
             self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str) + "\n")
             return self._seq
-
-    def sync(self) -> None:
-        """Write buffered lines to the file (the recorder does it once per flushed batch, not per line)."""
-        with self._lock:
-            if self._file is not None:
-                self._file.flush()
-
-    def close(self) -> None:
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
 
 
 @dataclass

@@ -66,20 +66,22 @@ def test_a_trace_file_edited_after_capture_is_refused(tmp_path: Path) -> None:
         audit_cascade_sync(trace_dir=trace)
 
 
-def test_a_damaged_blob_is_refused(tmp_path: Path) -> None:
-    trace = capture(tmp_path / "t")
-    pack = trace / "blobs" / "pack"
-    data = pack.read_bytes()
+@pytest.fixture
+def pack(tmp_path: Path) -> Path:
+    """The blob pack of a clean capture (audited through `pack.parent.parent`)."""
+    return capture(tmp_path / "t") / "blobs" / "pack"
+
+
+def test_a_damaged_blob_is_refused(pack: Path) -> None:
+    trace, data = pack.parent.parent, pack.read_bytes()
     at = data.index(b"$1,234 million")  # a figure inside a stored value, same length after the edit
     pack.write_bytes(data[:at] + b"$9,234 million" + data[at + len(b"$1,234 million"):])
     with pytest.raises(IntegrityError, match=r"blobs/pack: blob content hashes to .*, its name says"):
         audit_cascade_sync(trace_dir=trace)
 
 
-def test_a_cut_or_reordered_pack_is_refused(tmp_path: Path) -> None:
-    trace = capture(tmp_path / "t")
-    pack = trace / "blobs" / "pack"
-    data = pack.read_bytes()
+def test_a_cut_or_prefixed_pack_is_refused(pack: Path) -> None:
+    trace, data = pack.parent.parent, pack.read_bytes()
     pack.write_bytes(data[:-5])
     with pytest.raises(IntegrityError, match=r"blobs/pack: the blob at byte \d+ is cut short"):
         audit_cascade_sync(trace_dir=trace)
