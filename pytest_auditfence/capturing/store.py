@@ -309,30 +309,38 @@ class BlobStore(_AppendedFile):
         return data
 
     def _shared(self, out: Any, batch: _Encoded, top: bool) -> Any:
+        if isinstance(out, list) and len(out) > CHUNK_SPREAD:
+            chunked = self._chunked(out, batch)
+            if chunked is None:
+                return out
+            return chunked if top else {VALUE_REF: self.put(dump_json(chunked))}
         text = dump_json(out)
         if len(text) < SHARE_MIN:
             return out
-        if isinstance(out, list) and len(out) > CHUNK_SPREAD:
-            out = self._chunked(out, batch)
-            text = dump_json(out)
         return out if top else {VALUE_REF: self.put(text)}
 
-    def _chunked(self, items: list[Any], batch: _Encoded) -> dict[str, list[str]]:
+    def _chunked(self, items: list[Any], batch: _Encoded) -> dict[str, list[str]] | None:
         """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give
-        equal chunks): level 0 holds the items, every level above the shas of the level below."""
+        equal chunks): level 0 holds the items, every level above the shas of the level below. None (and
+        nothing stored) when the list is shorter than SHARE_MIN as JSON."""
         ends = [batch.ends_chunk(item) for item in items]
-        level: list[Any] = items
-        while True:
-            chunks: list[str] = []
-            start = 0
-            for i, end in enumerate(ends):
-                if end or i == len(ends) - 1:
-                    part = level[start:i + 1]
-                    chunks.append(self.put(dump_json(part) if level is items else dump_json({CHUNKS: part})))
+        parts: list[list[Any]] = []
+        start = 0
+        for i, end in enumerate(ends):
+            if end or i == len(ends) - 1:
+                parts.append(items[start:i + 1])
+                start = i + 1
+        texts = [batch.chunk_text(part) for part in parts]
+        if sum(len(text) for text in texts) < SHARE_MIN:
+            return None
+        chunks = [batch.chunk_sha(part, text, self.put) for part, text in zip(parts, texts, strict=True)]
+        while len(chunks) > CHUNK_SPREAD:
+            level, chunks, start = chunks, [], 0
+            for i, sha in enumerate(level):
+                if int(sha[:8], 16) % CHUNK_SPREAD == 0 or i == len(level) - 1:
+                    chunks.append(self.put(dump_json({CHUNKS: level[start:i + 1]})))
                     start = i + 1
-            if len(chunks) <= CHUNK_SPREAD:
-                return {CHUNKS: chunks}
-            level, ends = chunks, [int(sha[:8], 16) % CHUNK_SPREAD == 0 for sha in chunks]
+        return {CHUNKS: chunks}
 
     def reader(self) -> BlobReader:
         return BlobReader(self)
@@ -395,12 +403,29 @@ class BlobReader:
 class _Encoded:
     """What one batch has stored already: long strings by value, messages by the redacted dict's id."""
 
-    __slots__ = ("strings", "messages", "ends")
+    __slots__ = ("strings", "messages", "ends", "chunks")
 
     def __init__(self) -> None:
         self.strings: dict[str, str] = {}
         self.messages: dict[int, tuple[Any, Any]] = {}
         self.ends: dict[int, tuple[Any, bool]] = {}
+        # a chunk of the same item objects as before (the next state's list): its JSON and blob name again
+        self.chunks: dict[tuple[int, ...], tuple[list[Any], str, list[str]]] = {}
+
+    def chunk_text(self, part: list[Any]) -> str:
+        key = tuple(map(id, part))
+        hit = self.chunks.get(key)
+        if hit is not None and all(a is b for a, b in zip(hit[0], part, strict=True)):
+            return hit[1]
+        text = dump_json(part)
+        self.chunks[key] = (part, text, [])  # the entry keeps the items alive, so their ids stay theirs
+        return text
+
+    def chunk_sha(self, part: list[Any], text: str, put: Any) -> str:
+        entry = self.chunks[tuple(map(id, part))]
+        if not entry[2]:
+            entry[2].append(put(text))
+        return entry[2][0]
 
     def ends_chunk(self, item: Any) -> bool:
         """Whether a chunk ends after `item`: one item in CHUNK_SPREAD, decided by the item's digest alone."""
