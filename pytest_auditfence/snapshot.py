@@ -218,6 +218,7 @@ class Snapshot:
         (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events
+        rec.blobs.forget_recent()  # what finalize() read back; a later finalize() reads the pack
         return result.manifest
 
     def load_manifest(self) -> Manifest:

@@ -255,6 +255,10 @@ class BlobStore(_AppendedFile):
                 self._reader.close()
                 self._reader = None
 
+    def forget_recent(self) -> None:
+        with self._lock:
+            self._recent, self._recent_chars = {}, 0
+
     def get(self, sha: str) -> str:
         text = self._recent.get(sha)
         if text is not None:
