@@ -310,6 +310,15 @@ class _Steps:
             self._feeds[name] = sorted(out)
         return self._feeds[name]
 
+    def through_host(self, name: str) -> set[str]:
+        """The feeds of `name` that reach it only through its host (what the host was given): a subgraph's
+        entry is handed what the host's code built, so these count only for content its own input holds."""
+        if name not in self.records:
+            return set()
+        hosts = self.hosts(name)
+        direct = {u for u in self.records[name].upstream if u not in hosts}
+        return set(self.feeds(name)) - direct
+
     def before(self, name: str) -> set[str]:
         """What `name` was fed at its start: its feeds, without the steps of its own subgraph run."""
         return {u for u in self.feeds(name) if name not in self.hosts(u)}
@@ -582,6 +591,13 @@ class _Auditor:
         raw = [s for s in unit.sources if s.kind in _RAW_KINDS]
         upstream = [s for s in unit.sources if s.kind not in _RAW_KINDS and self._step_of(s.path) not in seen]
         candidates = [atom_claim] if whole is atom_claim else [atom_claim, whole]
+        inherited = self.steps.through_host(unit.step) if unit.step else set()
+        if inherited:
+            # What the host was given reaches a subgraph's entry only as far as the host handed it in.
+            given = [s for s in upstream if self._step_of(s.path) in inherited]
+            upstream = [s for s in upstream if self._step_of(s.path) not in inherited]
+            if given and self._received(candidates, unit.step or ""):
+                upstream += given
         for part in (raw, upstream, raw + upstream if raw and upstream else []):
             if part:
                 checked = _first_covered(candidates, unit.fence, self._index(part))
