@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -243,7 +244,11 @@ def audit_cascade_sync(**kwargs: Any) -> Cascade:
 
 
 def _node_of(step: str) -> str:
-    return step.rsplit(" r", 1)[0] if " r" in step else step
+    """'research/search r2' -> 'research/search'; a name without a round ('__input__') is its own node."""
+    return _STEP_NAME.sub("", step)
+
+
+_STEP_NAME = re.compile(r" r\d+$")
 
 
 class _Steps:
@@ -479,6 +484,17 @@ class _Auditor:
             unit = self.units[REPORT_NODE] = self._unit("report", REPORT_NODE, sinks, records)
         return unit
 
+    def report_rounds_unit(self, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of the other rounds of the nodes whose last steps the report unit holds."""
+        sinks = set(self._sink_steps())
+        steps = frozenset(s for n in sorted({_node_of(s) for s in sinks}) for s in self.steps.of_node(n)
+                          if s not in sinks and s not in seen)
+        key = ("report rounds", steps)
+        if key not in self.earlier:
+            records = [f for s in sorted(steps) for f in self._step_files(s, "node_output")]
+            self.earlier[key] = self._unit("report earlier rounds", REPORT_NODE, sorted(steps), records) if records else None
+        return self.earlier[key]
+
     def node_unit(self, node: str) -> AuditUnit:
         """All rounds of `node` as one unit (what the LLM auditor reads): each round's step unit merged."""
         unit = self.units.get(node)
@@ -603,6 +619,11 @@ class _Auditor:
                 checked = _first_covered(candidates, unit.fence, self._index(part))
                 if checked is not None:
                     return checked
+        if unit.node == REPORT_NODE:
+            # The document is written from the final state: the earlier rounds of the last nodes are in it
+            # (a report that joins every message of an agent loop, not only the last one).
+            rounds = self.report_rounds_unit(seen)
+            return _first_covered(candidates, rounds.fence, rounds.index) if rounds is not None else None
         if unit.step is None:
             return None
         inner = self.inner_step_unit(unit.step, seen)

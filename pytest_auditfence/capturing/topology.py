@@ -316,7 +316,10 @@ def step_name(task: _Task) -> str:
 
 
 def _node_of_step(step: str) -> str:
-    return step if step == INPUT_NODE else step.rsplit(" r", 1)[0]
+    return _STEP_ROUND.sub("", step)
+
+
+_STEP_ROUND = re.compile(r" r\d+$")
 
 
 def _number_calls(
