@@ -449,7 +449,9 @@ class _Auditor:
 
     def _sinks(self) -> list[str]:
         with_output = {f.node for f in self.manifest.files if f.kind == "node_output"}
-        has_downstream = {a for a, b in self.manifest.edges if b in with_output}
+        parents = {n.name: n.parent for n in self.manifest.nodes}
+        # a host's edge into its own subgraph is not a consumer of its output
+        has_downstream = {a for a, b in self.manifest.edges if b in with_output and parents.get(b) != a}
         sinks = {n for n in with_output if n not in has_downstream}
         if self.manifest.final_node and self.manifest.final_node in with_output:
             sinks.add(self.manifest.final_node)
