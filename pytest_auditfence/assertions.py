@@ -78,7 +78,8 @@ def render_chain_lines(chain: EvidenceChain | None, indent: str = "    ") -> lis
 def _introduced(claim: ClaimRecord, rounds: dict[str, int]) -> str:
     if not claim.introduced_by:
         return "unknown (no single node)"
-    round_ = rounds.get(claim.introduced_by)
+    # the deterministic audit names the round itself; otherwise it is read off the chain (see _rounds_of)
+    round_ = claim.introduced_round if claim.introduced_round is not None else rounds.get(claim.introduced_by)
     return claim.introduced_by if round_ is None else f"{claim.introduced_by} (round {round_})"
 
 

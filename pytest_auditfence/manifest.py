@@ -103,6 +103,22 @@ class NodeRecord(_Model):
     parent: str | None = Field(default=None, description="enclosing subgraph node, if any")
 
 
+class StepRecord(_Model):
+    """One step of the cascade: one round of a node, in one instance of its subgraph."""
+
+    name: str = Field(description="'<node> r<round>', e.g. 'research/search r2': its files are nodes/<node>/r<round>.*")
+    node: str
+    round: int = Field(ge=1)
+    step: int | None = Field(default=None, description="langgraph_step within its own graph")
+    within: str | None = Field(default=None, description="the host step whose subgraph run this step is part of")
+    instance: int | None = Field(default=None, ge=1,
+                                 description="which of the host step's subgraph runs (1 = first started)")
+    upstream: list[str] = Field(default_factory=list,
+                                description="steps that fed it ('__input__': the user's input); never a later one")
+    pushed: bool = Field(default=False, description="started by a Send: its input file holds the Send's argument "
+                                                    "only, and the state may still reach it (a tool's injected state)")
+
+
 class JournalSummary(_Model):
     events: int = 0
     gaps: list[tuple[int, int]] = Field(
@@ -128,6 +144,7 @@ class Manifest(_Model):
     final_node: str | None = Field(default=None, description="last top-level node to finish")
     rounds: dict[str, int] = Field(default_factory=dict, description="nodes that ran more than once")
     declared_dependencies: dict[str, list[str]] = Field(default_factory=dict)
+    steps: list[StepRecord] = Field(default_factory=list, description="every round of every node, with what fed it")
     files: list[FileRecord] = Field(default_factory=list)
     report: str | None = Field(default=None, description="path of the final document, if set")
     journal: JournalSummary = Field(default_factory=JournalSummary)

@@ -124,6 +124,7 @@ class ClaimRecord(_Model):
     evidence: list[Evidence] = Field(default_factory=list)
     formula: str | None = Field(default=None, description="for `derived`: how the figure is computed")
     introduced_by: str | None = Field(default=None, description="node that first produced unbacked content")
+    introduced_round: int | None = Field(default=None, description="which round of `introduced_by` (1 = first)")
     notes: list[str] = Field(default_factory=list)
 
     @property
@@ -151,6 +152,7 @@ class EvidenceChain(_Model):
     verdict: Verdict
     links: list[ChainLink] = Field(default_factory=list)
     introduced_by: str | None = None
+    introduced_round: int | None = None
     reaches_raw_data: bool = False
 
     def __len__(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -136,6 +137,7 @@ class AuditUnit:
     fence: Fence
     index: SourceIndex
     files: dict[str, FileRecord] = field(default_factory=dict)
+    step: str | None = None  # the round of `node` it audits ('research/search r2'); None: all rounds merged
 
     def result(self) -> UnitResult:
         return UnitResult(
@@ -163,9 +165,16 @@ class FenceGroup:
         self.fences = fences or {}
 
     def unit(self, name: str) -> UnitResult:
+        """A unit by name: a step ('synthesizer r1'), or a node whose output was audited in one step only."""
         for unit in self.units:
             if unit.name == name:
                 return unit
+        rounds = [u for u in self.units if u.node == name and u.name.startswith(f"{name} r")]
+        if len(rounds) == 1:
+            return rounds[0]
+        if rounds:
+            raise KeyError(f"node {name!r} ran in {len(rounds)} steps; name one: "
+                           f"{', '.join(u.name for u in rounds)}")
         raise KeyError(f"no audit unit {name!r}; units: {', '.join(u.name for u in self.units)}")
 
     @classmethod
@@ -232,6 +241,109 @@ def audit_cascade_sync(**kwargs: Any) -> Cascade:
 
 
 # --------------------------------------------------------------------------------------------------
+# steps: one round of a node in one subgraph instance
+
+
+def _node_of(step: str) -> str:
+    """'research/search r2' -> 'research/search'; a name without a round ('__input__') is its own node."""
+    return _STEP_NAME.sub("", step)
+
+
+_STEP_NAME = re.compile(r" r\d+$")
+
+
+class _Steps:
+    """The cascade's steps (manifest.steps) and what existed when each started.
+
+    `feeds(s)`: the steps whose outputs `s`'s output may come from. A step's host (the node whose subgraph
+    run it is part of) hands in only what the host itself was given, so an entry edge from the host is read
+    as the host's own feeds, never the host's output (written after the step ran). `ancestors(s)`: every
+    step that ended before `s` started."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        from pytest_auditfence.manifest import StepRecord
+
+        self.records: dict[str, StepRecord] = {s.name: s for s in manifest.steps}
+        if not self.records:  # no graph steps (wrapped functions only): one step per node round with files
+            rounds = {(f.node, f.round) for f in manifest.files if f.kind in ("node_output", "node_input")}
+            for node, round_ in sorted(rounds):
+                ups = [u if u == INPUT_NODE else f"{u} r{r}" for u in manifest.upstream(node)
+                       for r in sorted({r for n, r in rounds if n == u} or {1})]
+                name = f"{node} r{round_}"
+                self.records[name] = StepRecord(name=name, node=node, round=round_, upstream=ups)
+        self.by_round = {(r.node, r.round): r.name for r in self.records.values()}
+        self.files: dict[str, dict[str, list[FileRecord]]] = {}
+        for f in manifest.files:
+            step = self.by_round.get((f.node, f.round))
+            if step is not None:
+                self.files.setdefault(step, {}).setdefault(f.kind, []).append(f)
+        self._feeds: dict[str, list[str]] = {}
+        self._ancestors: dict[str, set[str]] = {}
+
+    def of(self, record: FileRecord) -> str | None:
+        return self.by_round.get((record.node, record.round))
+
+    def of_node(self, node: str) -> list[str]:
+        return sorted((r.name for r in self.records.values() if r.node == node),
+                      key=lambda n: self.records[n].round)
+
+    def split(self, name: str | None) -> tuple[str | None, int | None]:
+        record = self.records.get(name) if name else None
+        return (record.node, record.round) if record is not None else (name, None)
+
+    def label(self, name: str | None) -> str:
+        node, round_ = self.split(name)
+        return f"{node!r}" + (f" (round {round_})" if round_ is not None and len(self.of_node(node or "")) > 1 else "")
+
+    def hosts(self, name: str) -> list[str]:
+        out: list[str] = []
+        host = self.records[name].within if name in self.records else None
+        while host is not None and host not in out:
+            out.append(host)
+            host = self.records[host].within if host in self.records else None
+        return out
+
+    def children(self, name: str) -> list[str]:
+        return sorted(r.name for r in self.records.values() if r.within == name)
+
+    def feeds(self, name: str) -> list[str]:
+        if name not in self._feeds:
+            self._feeds[name] = []  # a guard while computing (a malformed manifest cannot recurse forever)
+            hosts = self.hosts(name)
+            out: set[str] = set()
+            for up in self.records[name].upstream if name in self.records else ():
+                out.update(self.before(up) if up in hosts else {up})
+            self._feeds[name] = sorted(out)
+        return self._feeds[name]
+
+    def through_host(self, name: str) -> set[str]:
+        """The feeds of `name` that reach it only through its host (what the host was given): a subgraph's
+        entry is handed what the host's code built, so these count only for content its own input holds."""
+        if name not in self.records:
+            return set()
+        hosts = self.hosts(name)
+        direct = {u for u in self.records[name].upstream if u not in hosts}
+        return set(self.feeds(name)) - direct
+
+    def before(self, name: str) -> set[str]:
+        """What `name` was fed at its start: its feeds, without the steps of its own subgraph run."""
+        return {u for u in self.feeds(name) if name not in self.hosts(u)}
+
+    def ancestors(self, name: str) -> set[str]:
+        if name not in self._ancestors:
+            found: set[str] = set()
+            frontier = list(self.before(name))
+            while frontier:
+                up = frontier.pop()
+                if up in found or up == INPUT_NODE:
+                    continue
+                found.add(up)
+                frontier.extend(self.feeds(up))
+            self._ancestors[name] = found
+        return self._ancestors[name]
+
+
+# --------------------------------------------------------------------------------------------------
 # the deterministic auditor
 
 
@@ -250,7 +362,7 @@ def _first_covered(candidates: list[ClaimRecord], fence: Any, index: SourceIndex
 class _AtomTrace:
     links: list[ChainLink]
     reached_raw: bool
-    introduced_by: str | None
+    introduced_by: str | None  # a step name ('research/draft r2'), REPORT_NODE, or None
     derived: list[str]
 
 
@@ -286,6 +398,7 @@ class _Auditor:
             document = Redactor().text(document)
         self.document = document if document is not None else self._recorded_report()
         self.files = {f.path: f for f in self.manifest.files}
+        self.steps = _Steps(self.manifest)
         self.cache = IndexCache()
         self.units: dict[str, AuditUnit] = {}
         # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
@@ -320,7 +433,8 @@ class _Auditor:
         return Source(path=record.path, node=record.node, kind=record.kind, sha256=record.sha256,
                       label=_label(record))
 
-    def _unit(self, name: str, node: str, upstream: list[str], records: Iterable[FileRecord]) -> AuditUnit:
+    def _unit(self, name: str, node: str, upstream: list[str], records: Iterable[FileRecord],
+              step: str | None = None) -> AuditUnit:
         from pytest_auditfence.fence import Fence
 
         unique = sorted({r.path: r for r in records}.values(), key=lambda r: r.path)
@@ -329,24 +443,42 @@ class _Auditor:
                       min_evidence_length=self.policy.min_evidence_length)
         index = self._index(sources)
         return AuditUnit(name=name, node=node, upstream=upstream, sources=sources, fence=fence,
-                         index=index, files={r.path: r for r in unique})
+                         index=index, files={r.path: r for r in unique}, step=step)
 
     def _outputs(self, node: str) -> list[FileRecord]:
         return [f for f in self.manifest.files if f.node == node and f.kind == "node_output"]
 
     def _sinks(self) -> list[str]:
         with_output = {f.node for f in self.manifest.files if f.kind == "node_output"}
-        has_downstream = {a for a, b in self.manifest.edges if b in with_output}
+        parents = {n.name: n.parent for n in self.manifest.nodes}
+        # a host's edge into its own subgraph is not a consumer of its output
+        has_downstream = {a for a, b in self.manifest.edges if b in with_output and parents.get(b) != a}
         sinks = {n for n in with_output if n not in has_downstream}
         if self.manifest.final_node and self.manifest.final_node in with_output:
             sinks.add(self.manifest.final_node)
         return sorted(sinks)
 
+    def _step_files(self, step: str, *kinds: str) -> list[FileRecord]:
+        return self.steps.files.get(step, {}).get(kinds[0], []) if len(kinds) == 1 else [
+            f for k in kinds for f in self.steps.files.get(step, {}).get(k, [])]
+
+    def _sink_steps(self) -> list[str]:
+        """The steps whose output no later step was fed (the final node's last round among them)."""
+        with_output = [s for s in self.steps.records if self._step_files(s, "node_output")]
+        consumed = {u for s in self.steps.records for u in self.steps.feeds(s)}
+        sinks = {s for s in with_output if s not in consumed}
+        final = self.manifest.final_node
+        rounds = [r for r in self.steps.records.values() if r.node == final and r.within is None
+                  and self._step_files(r.name, "node_output")]
+        if rounds:
+            sinks.add(max(rounds, key=lambda r: r.round).name)
+        return sorted(sinks)
+
     def report_unit(self) -> AuditUnit:
         unit = self.units.get(REPORT_NODE)
         if unit is None:
-            sinks = self._sinks()
-            records = [f for s in sinks for f in self._outputs(s)]
+            sinks = self._sink_steps()
+            records = [f for s in sinks for f in self._step_files(s, "node_output")]
             if not records:
                 # No graph node produced output (tools captured with wrap/capture, artifacts): the report
                 # was written straight from the captured raw data.
@@ -355,50 +487,64 @@ class _Auditor:
             unit = self.units[REPORT_NODE] = self._unit("report", REPORT_NODE, sinks, records)
         return unit
 
+    def report_rounds_unit(self, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of the other rounds of the nodes whose last steps the report unit holds."""
+        sinks = set(self._sink_steps())
+        steps = frozenset(s for n in sorted({_node_of(s) for s in sinks}) for s in self.steps.of_node(n)
+                          if s not in sinks and s not in seen)
+        key = ("report rounds", steps)
+        if key not in self.earlier:
+            records = [f for s in sorted(steps) for f in self._step_files(s, "node_output")]
+            self.earlier[key] = self._unit("report earlier rounds", REPORT_NODE, sorted(steps), records) if records else None
+        return self.earlier[key]
+
     def node_unit(self, node: str) -> AuditUnit:
-        """The unit auditing `node`'s output: its upstream outputs (fan-in merged) and its own raw data."""
+        """All rounds of `node` as one unit (what the LLM auditor reads): each round's step unit merged."""
         unit = self.units.get(node)
         if unit is None:
-            upstream = self.manifest.upstream(node)
-            records: list[FileRecord] = []
-            for up in upstream:
-                if up != INPUT_NODE:
-                    records.extend(self._outputs(up))
-            # The user's input is in the state every node receives, so it is a source of every unit
-            # (a later node quoting the question has not invented it).
-            records.extend(f for f in self.manifest.files if f.kind in self.input_kinds)
-            records.extend(f for f in self.manifest.files if f.node == node and f.kind in _RAW_KINDS)
+            steps = self.steps.of_node(node)
+            records = [r for s in steps for r in self.step_unit(s).files.values()]
+            upstream = sorted({_node_of(u) for s in steps for u in self.steps.feeds(s)})
             unit = self.units[node] = self._unit(node, node, upstream, records)
         return unit
 
-    def received_unit(self, node: str) -> AuditUnit | None:
-        """The files of the state `node` was given (its input files), or None when none was captured."""
-        if node not in self.received:
-            records = self.manifest.files_of(node, "node_input")
-            self.received[node] = self._unit(f"{node} input", node, [], records) if records else None
-        return self.received[node]
+    def step_unit(self, step: str) -> AuditUnit:
+        """The unit auditing one round's output: the outputs of the steps that fed it (fan-in merged), the
+        user's input and the round's own raw data - nothing that existed only after it started."""
+        unit = self.units.get(step)
+        if unit is None:
+            feeds = self.steps.feeds(step)
+            records: list[FileRecord] = [f for up in feeds for f in self._step_files(up, "node_output")]
+            # The user's input is in the state every node receives, so it is a source of every unit
+            # (a later node quoting the question has not invented it).
+            records.extend(f for f in self.manifest.files if f.kind in self.input_kinds)
+            records.extend(self._step_files(step, *_RAW_KINDS))
+            unit = self.units[step] = self._unit(step, _node_of(step), feeds, records, step=step)
+        return unit
 
-    def earlier_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
-        """The outputs of `node`'s ancestors beyond its direct upstream, not yet on the path. A LangGraph
-        node is given the whole state: what a node two steps back wrote is still in it ('fetch -> analyze
-        -> write', where write quotes fetch's data that analyze did not repeat)."""
-        direct = set(self.manifest.upstream(node))
-        ancestors: set[str] = set()
-        frontier = list(direct)
-        while frontier:
-            for up in self.manifest.upstream(frontier.pop()):
-                if up not in ancestors:
-                    ancestors.add(up)
-                    frontier.append(up)
-        wanted = frozenset(ancestors - direct - seen - {node, INPUT_NODE})
-        key = (node, wanted)
+    def received_unit(self, step: str) -> AuditUnit | None:
+        """The files of the state a round was given (its input files), or None when none was captured."""
+        if step not in self.received:
+            records = self._step_files(step, "node_input")
+            self.received[step] = self._unit(f"{step} input", _node_of(step), [], records, step=step) if records else None
+        return self.received[step]
+
+    def earlier_unit(self, step: str, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of the round's ancestors beyond the steps that fed it directly, not yet on the path. A
+        LangGraph node is given the whole state: what a node two steps back wrote is still in it ('fetch ->
+        analyze -> write', where write quotes fetch's data that analyze did not repeat). Only steps that
+        ended before this round started: never a later round, never another instance of its subgraph."""
+        wanted = frozenset(self.steps.ancestors(step) - set(self.steps.feeds(step)) - seen - {step, INPUT_NODE})
+        key = (step, wanted)
         if key not in self.earlier:
-            records = [f for a in sorted(wanted) for f in self._outputs(a)]
-            self.earlier[key] = self._unit(f"{node} earlier state", node, sorted(wanted), records) if records else None
+            records = [f for a in sorted(wanted) for f in self._step_files(a, "node_output")]
+            self.earlier[key] = (self._unit(f"{step} earlier state", _node_of(step), sorted(wanted), records, step=step)
+                                 if records else None)
         return self.earlier[key]
 
     def inner_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
-        """The outputs of every node inside subgraph `node` not yet on the path, beyond its last step."""
+        """The outputs of every node inside subgraph `node` not yet on the path, beyond its last step (all
+        rounds and instances: the LLM auditor's node-level view)."""
         direct = set(self.manifest.upstream(node))
         inner = frozenset(n.name for n in self.manifest.nodes if n.parent == node) - direct - seen
         if not inner:
@@ -407,6 +553,18 @@ class _Auditor:
         if key not in self.earlier:
             records = [f for n in sorted(inner) for f in self._outputs(n)]
             self.earlier[key] = self._unit(f"{node} inner nodes", node, sorted(inner), records) if records else None
+        return self.earlier[key]
+
+    def inner_step_unit(self, step: str, seen: frozenset[str]) -> AuditUnit | None:
+        """The outputs of the steps of this round's own subgraph run(s), beyond its last step, not on the path."""
+        inner = frozenset(self.steps.children(step)) - set(self.steps.feeds(step)) - seen
+        if not inner:
+            return None
+        key = (f"{step} inner", inner)
+        if key not in self.earlier:
+            records = [f for n in sorted(inner) for f in self._step_files(n, "node_output")]
+            self.earlier[key] = (self._unit(f"{step} inner nodes", _node_of(step), sorted(inner), records, step=step)
+                                 if records else None)
         return self.earlier[key]
 
     def raw_unit(self) -> AuditUnit:
@@ -437,126 +595,112 @@ class _Auditor:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
         return index
 
+    def _step_of(self, path: str) -> str | None:
+        record = self.files.get(path)
+        return self.steps.of(record) if record is not None else None
+
     def _hop(self, atom_claim: ClaimRecord, whole: ClaimRecord, unit: AuditUnit,
              seen: frozenset[str]) -> ClaimRecord | None:
-        """Check an atom at one unit: raw data first, then the outputs of upstream nodes not yet on the
-        path (a loop must not lead back), then both together (a figure derived from raw and upstream).
+        """Check an atom at one unit: raw data first, then the outputs of upstream steps not yet on the
+        path, then both together (a figure derived from raw and upstream).
 
         The atom alone is tried first; failing that, the whole claim, whose other figures tell the verifier
         where a derived figure's operands stand ("$198 million (operating margin 16.0%)"): if the whole
         claim holds at this unit, so does each of its atoms."""
         raw = [s for s in unit.sources if s.kind in _RAW_KINDS]
-        upstream = [s for s in unit.sources if s.kind not in _RAW_KINDS and s.node not in seen]
+        upstream = [s for s in unit.sources if s.kind not in _RAW_KINDS and self._step_of(s.path) not in seen]
         candidates = [atom_claim] if whole is atom_claim else [atom_claim, whole]
+        inherited = self.steps.through_host(unit.step) if unit.step else set()
+        if inherited:
+            # What the host was given reaches a subgraph's entry only as far as the host handed it in.
+            given = [s for s in upstream if self._step_of(s.path) in inherited]
+            upstream = [s for s in upstream if self._step_of(s.path) not in inherited]
+            if given and self._received(candidates, unit.step or ""):
+                upstream += given
         for part in (raw, upstream, raw + upstream if raw and upstream else []):
             if part:
                 checked = _first_covered(candidates, unit.fence, self._index(part))
                 if checked is not None:
                     return checked
-        if unit.node in (REPORT_NODE, RAW_UNIT):
+        if unit.node == REPORT_NODE:
+            # The document is written from the final state: the earlier rounds of the last nodes are in it
+            # (a report that joins every message of an agent loop, not only the last one).
+            rounds = self.report_rounds_unit(seen)
+            return _first_covered(candidates, rounds.fence, rounds.index) if rounds is not None else None
+        if unit.step is None:
             return None
-        inner = self.inner_unit(unit.node, seen)
+        inner = self.inner_step_unit(unit.step, seen)
         if inner is not None:
             # A subgraph's result is its whole final state: what any inner node wrote is in it, not only
             # what its last step wrote (a create_agent's tool output its final answer does not repeat).
             checked = _first_covered(candidates, inner.fence, inner.index)
             if checked is not None:
                 return checked
-        if not self._received(candidates, unit.node):
+        pushed = unit.step in self.steps.records and self.steps.records[unit.step].pushed
+        if not pushed and not self._received(candidates, unit.step):
             return None
-        # The node was given the content, but not by its direct upstream: an earlier node's output still in
-        # the state. Only looked at when the node's own input holds the content (an overwritten value is
-        # not in it).
-        earlier = self.earlier_unit(unit.node, seen)
+        # The round was given the content, but not by the steps that fed it directly: an earlier step's output
+        # still in the state. Only looked at when the round's own input holds the content (an overwritten
+        # value is not in it), or when its input file is only a Send's argument (a ToolNode's call: its tools
+        # read the state injected, as a hand-off tool does to pass the messages on).
+        earlier = self.earlier_unit(unit.step, seen)
         return _first_covered(candidates, earlier.fence, earlier.index) if earlier is not None else None
 
-    def _dead_end_origin(self, node: str, atom_claim: ClaimRecord, whole: ClaimRecord | None) -> str:
-        """Who introduced content that a trace cannot follow past `node`: the node itself, unless it was
-        given the content by the node that contains it. A subgraph invoked inside a node function gets
-        its input from that function's code ('outer' built the query 'outer/search' received)."""
-        record = next((n for n in self.manifest.nodes if n.name == node), None)
-        parent = record.parent if record is not None else None
+    def _dead_end_origin(self, step: str, atom_claim: ClaimRecord, whole: ClaimRecord | None) -> str:
+        """Who introduced content that a trace cannot follow past `step`: the round itself, unless it was
+        given the content by the host step it runs in. A subgraph invoked inside a node function gets its
+        input from that function's code ('outer' built the query 'outer/search' received). Every earlier
+        step of the run that could have written it was searched already (earlier_unit), so content the
+        round was given that no earlier step explains came in with the user's input, or from its host."""
         candidates = [atom_claim] if whole is None else [atom_claim, whole]
-        given = self._first_round_given(candidates, node)
-        if given is None:
-            return node
-        # Given to it: written before by an earlier round of the node or a node beside it in the same
-        # subgraph (an agent's model wrote it in a tool call, its next round sees it), else by its host.
-        writer = self._earlier_writer(candidates, node, parent, given)
-        if writer is not None:
-            return writer
-        # Nothing inside wrote it: the host built it (a subgraph invoked inside a node gets its input from
-        # that node's code), unless the host was given it too - then it came in with the state (an echo
-        # of the user's question) and the node that asserted it is the one named.
-        if parent and not self._received(candidates, parent):
-            return parent
-        return node
+        if not self._received(candidates, step):
+            return step
+        host = self.steps.records[step].within if step in self.steps.records else None
+        while host is not None:
+            if not self._received(candidates, host):
+                return host  # the host's code built it: it was not in what the host was given
+            host = self.steps.records[host].within
+        return step
 
-    def _first_round_given(self, candidates: list[ClaimRecord], node: str) -> FileRecord | None:
-        """The input file of the first round of `node` that was given the atom (alone or with its claim)."""
-        if self._received(candidates, node) is False:
-            return None
-        for record in sorted(self.manifest.files_of(node, "node_input"), key=lambda f: f.round):
-            unit = self._unit(f"{node} input r{record.round}", node, [], [record])
-            if _first_covered(candidates, unit.fence, unit.index) is not None:
-                return record
-        return None
-
-    def _earlier_writer(self, candidates: list[ClaimRecord], node: str, parent: str | None,
-                        given: FileRecord) -> str | None:
-        siblings = {n.name for n in self.manifest.nodes if n.parent == parent and n.kind == "node"} | {node}
-        before = [f for f in self.manifest.files if f.kind == "node_output" and f.node in siblings
-                  and ((f.node == node and f.round < given.round)
-                       or (f.node != node and given.step is not None and f.step is not None and f.step < given.step))]
-        if not before:
-            return None
-        unit = self._unit(f"{node} written before r{given.round}", node, [], before)
-        checked = _first_covered(candidates, unit.fence, unit.index)
-        if checked is None:
-            return None
-        files = {f.path: f for f in before}
-        first = min((files[e.file] for e in checked.evidence if e.file in files), key=lambda f: (f.step or 0, f.round),
-                    default=None)
-        return first.node if first is not None else None
-
-    def _received(self, candidates: list[ClaimRecord], node: str) -> bool:
-        """Does the state `node` was given hold the atom (alone or with its claim)?"""
-        received = self.received_unit(node)
+    def _received(self, candidates: list[ClaimRecord], step: str) -> bool:
+        """Does the state the round was given hold the atom (alone or with its claim)?"""
+        received = self.received_unit(step)
         return received is not None and _first_covered(candidates, received.fence, received.index) is not None
 
     def trace_atom(self, atom_claim: ClaimRecord, whole: ClaimRecord | None = None) -> _AtomTrace:
-        """Follow one atom from the report down the topology; depth-first, preferring paths to raw data."""
+        """Follow one atom from the report down the steps; depth-first, preferring paths to raw data."""
         best_dead_end: tuple[int, list[ChainLink], str] | None = None
+
+        def dead_end(links: list[ChainLink], origin: str) -> None:
+            nonlocal best_dead_end
+            if best_dead_end is None or len(links) > best_dead_end[0]:
+                best_dead_end = (len(links), links, origin)
 
         def visit(unit: AuditUnit, links: list[ChainLink], seen: frozenset[str],
                   derived: list[str]) -> _AtomTrace | None:
-            nonlocal best_dead_end
             checked = self._hop(atom_claim, whole or atom_claim, unit, seen)
             if checked is None:
-                depth = len(links)
-                if best_dead_end is None or depth > best_dead_end[0]:
-                    best_dead_end = (depth, links, self._dead_end_origin(unit.node, atom_claim, whole))
+                dead_end(links, self._dead_end_origin(unit.step, atom_claim, whole) if unit.step else unit.node)
                 return None
             formulas = derived + ([checked.formula] if checked.verdict is Verdict.DERIVED and checked.formula else [])
             raw_links: list[ChainLink] = []
             onward: list[tuple[str, ChainLink]] = []
             for ev in sorted(checked.evidence, key=lambda e: (e.file, e.line, e.offset)):
                 link = self._link(ev, unit)
+                step = self._step_of(ev.file)
                 if link.kind in _RAW_KINDS:
                     raw_links.append(link)
-                elif ev.node not in seen:
-                    onward.append((ev.node, link))
+                elif step is not None and step not in seen:
+                    onward.append((step, link))
             if raw_links:
                 return _AtomTrace(links=links + _dedupe(raw_links), reached_raw=True, introduced_by=None,
                                   derived=formulas)
-            for node, link in onward:
-                found = visit(self.node_unit(node), links + [link], seen | {node}, formulas)
+            for step, link in onward:
+                found = visit(self.step_unit(step), links + [link], seen | {step}, formulas)
                 if found is not None:
                     return found
-            if not onward:  # found only in files that lead nowhere new (a loop): a dead end here
-                depth = len(links)
-                if best_dead_end is None or depth > best_dead_end[0]:
-                    best_dead_end = (depth, links, unit.node)
+            if not onward:  # found only in files that lead nowhere new: a dead end here
+                dead_end(links, unit.step or unit.node)
             return None
 
         report_link = self._report_link(atom_claim)
@@ -564,8 +708,8 @@ class _Auditor:
         if result is not None:
             return result
         assert best_dead_end is not None
-        _, links, node = best_dead_end
-        return _AtomTrace(links=links, reached_raw=False, introduced_by=node, derived=[])
+        _, links, origin = best_dead_end
+        return _AtomTrace(links=links, reached_raw=False, introduced_by=origin, derived=[])
 
     def _report_link(self, claim: ClaimRecord) -> ChainLink:
         line = self.document.count("\n", 0, claim.start) + 1
@@ -598,14 +742,15 @@ class _Auditor:
                 # The content exists in raw data, but not on the path the claim actually came through.
                 verdict = Verdict.MISATTRIBUTED
                 notes.append(
-                    f"found in raw data, but {introduced_by!r} produced it without any of its inputs holding it"
+                    f"found in raw data, but {self.steps.label(introduced_by)} produced it without any of its "
+                    f"inputs holding it"
                 )
         elif verdict not in COVERED_VERDICTS and verdict is not Verdict.MISATTRIBUTED:
             # Each figure was found hop by hop, yet the claim as a whole (its figures together, with its
             # subject) is not backed by the raw data: the raw-data verdict stands, fail closed, and the
             # node that wrote it from raw data is named.
             if traces:
-                introduced_by = _deepest_node([lk for t in traces for lk in t.links])
+                introduced_by = self._step_of_link(_deepest_node([lk for t in traces for lk in t.links]))
                 notes.append("each figure was found along the topology, but the claim as a whole is not backed "
                              "by the raw data")
         elif verdict is Verdict.VERIFIED and any(t.derived for t in traces):
@@ -628,19 +773,26 @@ class _Auditor:
         if verdict in COVERED_VERDICTS:
             introduced_by = None
         elif introduced_by is None:
-            introduced_by = _origin_of_unbacked(traces) or _citing_node(claim, links)
+            introduced_by = _origin_of_unbacked(traces) or self._step_of_link(_citing_node(claim, links))
+        node, round_ = self.steps.split(introduced_by)
 
         judged = raw.model_copy(update={
             "verdict": verdict,
             "verdict_source": "deterministic",
             "formula": raw.formula or ("; ".join(dict.fromkeys(formulas)) or None),
-            "introduced_by": introduced_by,
+            "introduced_by": node,
+            "introduced_round": round_,
             "notes": list(dict.fromkeys(notes)),
         })
         chain = EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=verdict, links=links,
-                              introduced_by=introduced_by,
+                              introduced_by=node, introduced_round=round_,
                               reaches_raw_data=bool(traces) and all(t.reached_raw for t in traces))
         return judged, chain
+
+    def _step_of_link(self, link: ChainLink | None) -> str | None:
+        if link is None or link.kind == "report":
+            return REPORT_NODE if link is not None else None
+        return self._step_of(link.file) or link.node
 
     def _unreadable_notes(self) -> list[str]:
         """What a claim that is not covered may have missed: sources cut short or holding binary data."""
@@ -693,8 +845,8 @@ class _Auditor:
         # Every topology unit is materialised so the result lists the whole cascade, even units no
         # claim reached.
         self.report_unit()
-        for node in sorted({f.node for f in self.manifest.files if f.kind == "node_output"}):
-            self.node_unit(node)
+        for step in sorted(s for s in self.steps.records if self._step_files(s, "node_output")):
+            self.step_unit(step)
         result = _summarise(self, judged, chains)
         units = {name: unit.fence for name, unit in self.units.items()}
         return Cascade(result, fences=units, trace_dir=self.trace_dir)
@@ -844,6 +996,9 @@ class Cascade:
         data = self.result.model_dump(mode="json")
         if data.get("llm") is None:
             data.pop("llm", None)
+        for item in (*data["claims"], *data["chains"]):  # only a deterministic audit names a round
+            if item.get("introduced_round") is None:
+                item.pop("introduced_round", None)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -930,20 +1085,21 @@ def _ordered_links(traces: list[_AtomTrace]) -> list[ChainLink]:
     return _dedupe([link for _, _, link in ranked])
 
 
-def _deepest_node(links: list[ChainLink]) -> str | None:
-    """The last node before raw data on a chain (the one that wrote the content from the raw data)."""
-    nodes = [lk.node for lk in links if lk.kind not in _RAW_KINDS and lk.node != REPORT_NODE]
-    return nodes[-1] if nodes else REPORT_NODE
+def _deepest_node(links: list[ChainLink]) -> ChainLink | None:
+    """The last node's link before raw data on a chain (the one that wrote the content from the raw data);
+    None: only the report."""
+    nodes = [lk for lk in links if lk.kind not in _RAW_KINDS and lk.node != REPORT_NODE]
+    return nodes[-1] if nodes else next((lk for lk in links if lk.kind == "report"), None)
 
 
-def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> str | None:
-    """For a wrong citation: the deepest node on the chain whose output still carries the citation."""
+def _citing_node(claim: ClaimRecord, links: list[ChainLink]) -> ChainLink | None:
+    """For a wrong citation: the deepest node's link on the chain whose output still carries the citation."""
     cited = [r.text.casefold() for r in claim.references]
     nodes = [lk for lk in links if lk.kind not in _RAW_KINDS and lk.node != REPORT_NODE]
     for link in reversed(nodes):
         if any(c in link.text.casefold() for c in cited):
-            return link.node
-    return nodes[0].node if nodes else REPORT_NODE
+            return link
+    return nodes[0] if nodes else next((lk for lk in links if lk.kind == "report"), None)
 
 
 def _dedupe(links: list[ChainLink]) -> list[ChainLink]:

@@ -760,7 +760,8 @@ def _merge(trail: _Trail, auditor: _Auditor, findings: list[LlmFinding]) -> tupl
     if ids:
         notes.append(f"LLM findings: {', '.join(ids)}")
     record = claim.model_copy(update={"verdict": verdict, "verdict_source": "llm", "evidence": evidence,
-                                      "introduced_by": trail.introduced_by, "notes": notes})
+                                      "introduced_by": trail.introduced_by, "introduced_round": None,
+                                      "notes": notes})
     chain = EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=verdict, links=links,
                           introduced_by=trail.introduced_by, reaches_raw_data=verdict is Verdict.VERIFIED)
     return record, chain

@@ -22,6 +22,7 @@ from pytest_auditfence.manifest import (
     JournalSummary,
     Manifest,
     NodeRecord,
+    StepRecord,
 )
 from pytest_auditfence.textfmt import BINARY_MARKER, render_text, truncate
 
@@ -236,42 +237,47 @@ class _Builder:
                 attempt.round = number + 1
 
     # -- topology -----------------------------------------------------------------------------------
-    def edges(self) -> tuple[set[tuple[str, str]], dict[str, str]]:
-        """(edges, parent of each inner node) from the runtime facts of every graph instance."""
-        edges: set[tuple[str, str]] = set()
+    def edges(self) -> tuple[set[tuple[str, str]], dict[str, str], dict[str, set[str]]]:
+        """(node edges, parent of each inner node, upstream steps of each step) from the runtime facts of
+        every graph instance.
+
+        One convention for every way into and out of a subgraph (a compiled subgraph used as a node, a
+        subgraph invoked inside a node function, a hand-off between agents): the host node feeds the inner
+        nodes of the subgraph's first step, and the inner nodes of its last step feed the host; what fed
+        the host feeds the host; a hand-off (`Command(graph=Command.PARENT, goto=...)`) is an edge of the
+        graph it routes in, from the node that handed over to the node it named. A step is one round of a
+        node (`<node> r<round>`); its senders are steps of its own graph instance or its host's step, so a
+        step is never fed by another instance of its subgraph or by anything that ran after it."""
+        steps: dict[str, set[str]] = {}
         parents: dict[str, str] = {}
-        senders_of: dict[str, set[str]] = {}
+        senders_of: dict[str, set[str]] = {}  # task run -> the steps it was fed by
         members: dict[str, list[_Task]] = defaultdict(list)
         for task in self.tasks.values():
             members[task.graph or ""].append(task)
         for graph in sorted(self.graphs.values(), key=lambda g: g.key):
             tasks = sorted(members.get(graph.run, []), key=lambda t: t.key)
             owner = self.tasks.get(graph.owner) if graph.owner else None
-            entry = {INPUT_NODE} if owner is None else set(senders_of.get(owner.run, {INPUT_NODE}))
+            entry = {INPUT_NODE} if owner is None else {step_name(owner)}
             for task in tasks:
                 if task.local == START_NODE:
                     continue
                 senders = self._senders(task, tasks, graph, entry)
                 senders_of[task.run] = senders
-                edges.update((s, task.name) for s in senders)
+                steps.setdefault(step_name(task), set()).update(senders)
             real = [t for t in tasks if t.local != START_NODE]
             if owner is not None and real:
                 for task in real:
                     parents.setdefault(task.name, owner.name)
                 last = max(t.step for t in real)
-                edges.update((t.name, owner.name) for t in real if t.step == last)
-                owner_graph = self.graphs.get(owner.graph) if owner.graph else None
-                if owner_graph is not None and owner.local in owner_graph.subgraph_nodes:
-                    # A compiled subgraph used as a node is nothing but its inner nodes: what fed the
-                    # node fed its inner entry, so the direct edge would skip the inner audit.
-                    edges.difference_update({(s, owner.name) for s in senders_of.get(owner.run, ())})
-        return edges, parents
+                steps.setdefault(step_name(owner), set()).update(step_name(t) for t in real if t.step == last)
+        edges = {(_node_of_step(a), _node_of_step(b)) for b, ups in steps.items() for a in ups}
+        return edges, parents, steps
 
     def _senders(self, task: _Task, tasks: list[_Task], graph: _Graph, entry: set[str]) -> set[str]:
         found: set[str] = set()
 
         def add(sender: _Task) -> None:
-            found.update(entry if sender.local == START_NODE else {sender.name})
+            found.update(entry if sender.local == START_NODE else {step_name(sender)})
 
         earlier = [t for t in tasks if t.step < task.step]
         previous = [t for t in earlier if t.step == task.step - 1]
@@ -302,6 +308,18 @@ class _Builder:
                 for sender in previous or [max(earlier, key=lambda t: t.key)]:
                     add(sender)
         return found
+
+
+def step_name(task: _Task) -> str:
+    """A step of the cascade: one round of a node, named after its files (`nodes/<node>/r<round>.*`)."""
+    return f"{task.name} r{task.round}"
+
+
+def _node_of_step(step: str) -> str:
+    return _STEP_ROUND.sub("", step)
+
+
+_STEP_ROUND = re.compile(r" r\d+$")
 
 
 def _number_calls(
@@ -407,7 +425,7 @@ def materialize(
     """Fold journal events into the manifest and the text files; same events -> same bytes."""
     b = _Builder(events, load)
     b.assign_keys()
-    edges, parents = b.edges()
+    edges, parents, step_upstream = b.edges()
     files: dict[str, str] = {}
     records: list[FileRecord] = []
     node_files: dict[str, list[str]] = defaultdict(list)
@@ -516,12 +534,19 @@ def materialize(
         write(REPORT_NAME, value(b.report_blob), raw_text=True, kind="report", node=REPORT_NODE)
         report = REPORT_NAME
 
-    # declared dependencies replace what the run showed for that node
+    # declared dependencies replace what the run showed for that node (every round of it, fed by every
+    # round of what it declares)
+    steps_of: dict[str, list[str]] = defaultdict(list)
+    for step in step_upstream:
+        steps_of[_node_of_step(step)].append(step)
     for node, upstream in b.dependencies.items():
         edges = {(a, c) for a, c in edges if c != node} | {(u, node) for u in upstream}
         for end in (node, *upstream):
             if end != INPUT_NODE:
                 kinds.setdefault(end, "node")
+        declared = {s for u in upstream for s in (steps_of.get(u) or [u])}
+        for step in steps_of.get(node, []):
+            step_upstream[step] = declared
 
     task_rounds: dict[str, int] = defaultdict(int)
     for task in tasks:
@@ -536,6 +561,7 @@ def materialize(
             files=sorted(node_files.get(name, [])), rounds=task_rounds.get(name, 1), parent=parents.get(name),
         ))
 
+    steps = _step_records(tasks, b, step_upstream)
     top = [t for t in tasks if b.graphs.get(t.graph or "") is None or b.graphs[t.graph or ""].owner is None]
     finished = [t for t in top if t.ended]
     final_node = max(finished, key=lambda t: t.key).name if finished else None
@@ -550,11 +576,31 @@ def materialize(
         final_node=final_node,
         rounds={n: r for n, r in sorted(task_rounds.items()) if r > 1},
         declared_dependencies=dict(sorted(b.dependencies.items())),
+        steps=steps,
         files=sorted(records, key=lambda r: r.path),
         report=report,
         journal=journal or JournalSummary(events=len(events)),
     )
     return Materialized(manifest=manifest, files=files)
+
+
+def _step_records(tasks: list[_Task], b: _Builder, upstream: dict[str, set[str]]) -> list[StepRecord]:
+    """One record per round of a node: where it ran (the host step and which of the host's subgraph runs)
+    and the steps that fed it."""
+    records: dict[str, StepRecord] = {}
+    for task in tasks:
+        name = step_name(task)
+        if name in records:
+            continue  # an attempt paused by interrupt() and the run that completed it: one round
+        graph = b.graphs.get(task.graph or "")
+        owner = b.tasks.get(graph.owner) if graph is not None and graph.owner else None
+        records[name] = StepRecord(
+            name=name, node=task.name, round=task.round, step=task.step,
+            within=step_name(owner) if owner is not None else None,
+            instance=graph.key[-1][0] + 1 if owner is not None and graph is not None else None,
+            upstream=sorted(upstream.get(name, ())), pushed=task.path.startswith("__pregel_push"),
+        )
+    return sorted(records.values(), key=lambda r: (r.node, r.round))
 
 
 def _completeness(b: _Builder, journal: JournalSummary | None) -> tuple[bool, str | None]:

@@ -18,7 +18,8 @@ from pytest_auditfence import Snapshot
 from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
 from pytest_auditfence.testing import ChatRequest, Reply, ScriptedOpenAIServer, ToolCall
 
-__all__ = ["FILING", "ToolCall", "Reply", "audited", "get_financials", "roles", "scripted_model", "system_of"]
+__all__ = ["FILING", "ToolCall", "Reply", "audited", "get_financials", "in_a_row", "roles", "scripted_model",
+           "system_of"]
 
 FILING = "HALV fiscal 2024: revenue $9.4 billion, operating income $1.2 billion, 31,000 employees."
 
@@ -27,6 +28,19 @@ FILING = "HALV fiscal 2024: revenue $9.4 billion, operating income $1.2 billion,
 def get_financials(query: str) -> str:
     """Look up a company's reported financial figures."""
     return FILING
+
+
+def in_a_row(state: type, *nodes: tuple[str, Any], **graph: Any) -> Any:
+    """START -> each (name, node) in turn -> END, compiled (`graph`: StateGraph options, e.g. output_schema)."""
+    from langgraph.graph import END, START, StateGraph
+
+    g = StateGraph(state, **graph)
+    for name, node in nodes:
+        g.add_node(name, node)
+    names = [START, *(name for name, _ in nodes), END]
+    for a, b in zip(names, names[1:], strict=False):
+        g.add_edge(a, b)
+    return g.compile()
 
 
 def system_of(request: ChatRequest) -> str:

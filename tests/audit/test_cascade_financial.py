@@ -19,10 +19,11 @@ def claim_with(cascade: Cascade, text: str):
 
 def test_fan_in_is_one_merged_unit(clean_audit) -> None:
     _, _, cascade = clean_audit
-    unit = cascade.group.unit("synthesizer")
-    assert unit.upstream == ["analyst_estimates", "filings", "macro_indicators", "price_history"]
+    unit = cascade.group.unit("synthesizer")  # the node's only step: 'synthesizer r1'
+    assert unit.name == "synthesizer r1"
+    assert unit.upstream == ["analyst_estimates r1", "filings r1", "macro_indicators r1", "price_history r1"]
     # the merged unit sees all four sub-reports at once
-    assert sorted(Path(p).parts[1] for p in unit.sources if p.startswith("nodes/")) == unit.upstream
+    assert sorted(f"{Path(p).parts[1]} r1" for p in unit.sources if p.startswith("nodes/")) == unit.upstream
 
 
 def test_clean_report_is_fully_traceable(clean_audit) -> None:

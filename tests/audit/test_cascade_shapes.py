@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
+from agent_apps import in_a_row
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
@@ -50,24 +51,13 @@ class Notes(TypedDict):
     notes: Annotated[list[str], operator.add]
 
 
-def _in_a_row(state: type, *nodes: tuple[str, Any]) -> Any:
-    """START -> each (name, node) in turn -> END, compiled."""
-    g = StateGraph(state)
-    for name, node in nodes:
-        g.add_node(name, node)
-    names = [START, *(name for name, _ in nodes), END]
-    for a, b in zip(names, names[1:], strict=False):
-        g.add_edge(a, b)
-    return g.compile()
-
-
 def _research(last: str, finish: Any) -> Any:
     """The research subgraph: `search` fetches the AAPL price with a tool, then `last` runs `finish`."""
 
     def search(state: Notes, config: RunnableConfig) -> dict[str, Any]:
         return {"notes": [get_price.invoke({"ticker": "AAPL"}, config)]}
 
-    return _in_a_row(Notes, ("search", search), (last, finish))
+    return in_a_row(Notes, ("search", search), (last, finish))
 
 
 def _subgraph_app(invent: bool) -> Any:
@@ -84,7 +74,7 @@ def _subgraph_app(invent: bool) -> Any:
         summary = state["notes"][-1].removeprefix("Summary: ")
         return {"notes": [f"Report: {summary}"]}
 
-    return _in_a_row(Notes, ("plan", plan), ("research", research), ("write", write))
+    return in_a_row(Notes, ("plan", plan), ("research", research), ("write", write))
 
 
 def test_subgraph_chain_runs_through_the_inner_nodes(tmp_path: Path) -> None:
@@ -374,7 +364,7 @@ def _desk_app(report_of: Any) -> Any:
     def write(state: Desk) -> dict[str, Any]:
         return {"notes": [report_of(state)]}
 
-    return _in_a_row(Desk, ("fetch", fetch), ("analyze", analyze), ("write", write))
+    return in_a_row(Desk, ("fetch", fetch), ("analyze", analyze), ("write", write))
 
 
 def test_a_figure_from_two_steps_back_traces_to_the_node_that_wrote_it(tmp_path: Path) -> None:
@@ -408,7 +398,7 @@ def _supervisor_app(brief: str, invent_inside: bool) -> Any:
         extra = " Its dividend yield was 2.9%." if invent_inside else ""
         return {"notes": [f"Found: {state['notes'][-1]}{extra}"]}
 
-    sub = _in_a_row(Notes, ("search", search))
+    sub = in_a_row(Notes, ("search", search))
 
     def outer(state: Notes, config: RunnableConfig) -> dict[str, Any]:
         found = sub.invoke({"notes": [brief]}, config)["notes"][-1]  # outer's own code builds the input
@@ -417,7 +407,7 @@ def _supervisor_app(brief: str, invent_inside: bool) -> Any:
     def final(state: Notes) -> dict[str, Any]:
         return {"notes": [f"Report: {state['notes'][-1]}"]}
 
-    return _in_a_row(Notes, ("outer", outer), ("final", final))
+    return in_a_row(Notes, ("outer", outer), ("final", final))
 
 
 @pytest.mark.parametrize(("invent_inside", "origin"), [(False, "outer"), (True, "outer/search")])

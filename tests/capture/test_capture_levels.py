@@ -105,7 +105,7 @@ def test_import_debug_events_of_fan_out_with_subgraph(tmp_path):
     m = import_debug_events(events, tmp_path / "t", graph=app)
     assert m.complete
     assert m.edges == [
-        (IN, "plan"), ("plan", "research/search"), ("research", "write"),
+        (IN, "plan"), ("plan", "research"), ("research", "research/search"), ("research", "write"),
         ("research/search", "research/summarize"), ("research/summarize", "research"),
     ]
     node = m.node("research/search")

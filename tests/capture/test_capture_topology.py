@@ -92,9 +92,10 @@ def test_command_goto(tmp_path, mode):
 @pytest.mark.parametrize("mode", MODES)
 def test_compiled_subgraph_as_node(tmp_path, mode):
     m = capture(tmp_path, subgraph_node(), {"log": []}, mode)
-    assert m.edges == [
+    assert m.edges == [  # the edge convention: host -> inner entry, inner exit -> host
         (IN, "plan"),
-        ("plan", "research/search"),
+        ("plan", "research"),
+        ("research", "research/search"),
         ("research", "write"),
         ("research/search", "research/summarize"),
         ("research/summarize", "research"),
@@ -108,14 +109,24 @@ def test_compiled_subgraph_as_node(tmp_path, mode):
 @pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
 def test_subgraph_invoked_inside_a_node(tmp_path, mode):
     m = capture(tmp_path, subgraph_in_function(calls=2), {"log": []}, mode)
-    assert m.edges == [
+    assert m.edges == [  # the host that built the subgraph's input feeds its entry, not what fed the host
         (IN, "outer"),
-        (IN, "outer/search"),
         ("outer", "final"),
+        ("outer", "outer/search"),
         ("outer/search", "outer/summarize"),
         ("outer/summarize", "outer"),
     ]
     assert m.rounds == {"outer/search": 2, "outer/summarize": 2}
+    # each call of the subgraph is an instance of its own: its rounds are fed only by its own steps
+    steps = {s.name: (s.within, s.instance, s.upstream) for s in m.steps}
+    assert steps == {
+        "outer r1": (None, None, ["__input__", "outer/summarize r1", "outer/summarize r2"]),
+        "outer/search r1": ("outer r1", 1, ["outer r1"]),
+        "outer/search r2": ("outer r1", 2, ["outer r1"]),
+        "outer/summarize r1": ("outer r1", 1, ["outer/search r1"]),
+        "outer/summarize r2": ("outer r1", 2, ["outer/search r2"]),
+        "final r1": (None, None, ["outer r1"]),
+    }
     first = (tmp_path / "trace/nodes/outer/search/r1.input.txt").read_text()
     second = (tmp_path / "trace/nodes/outer/search/r2.input.txt").read_text()
     assert "query 0" in first and "query 1" in second
@@ -128,8 +139,9 @@ def test_subgraph_node_handing_a_command_to_its_parent(tmp_path, mode):
     m = capture(tmp_path, parent_command(), {"log": []}, mode)
     assert m.edges == [
         (IN, "plan"),
-        ("plan", "review/check"),
+        ("plan", "review"),
         ("review", "escalate"),
+        ("review", "review/check"),
         ("review/check", "review"),
     ]
     assert m.node("review").kind == "subgraph"
