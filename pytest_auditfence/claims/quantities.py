@@ -130,7 +130,6 @@ _DIGIT_LED_MASK = re.compile(
             r"\d{3}\)\s?\d{3}[\s.-]\d{4}\b",
             r"(?:\d{1,3}[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
             r"\d+\.\d+\.\d+(?:\.\d+)*\b",
-            r"\d+(?:st|nd|rd|th)\b",
             r"\d+\([a-z]\)(?:\(\d+\))?",  # "401(k)", "501(c)(3)": names of plans and rules
         ]
     )
@@ -215,6 +214,7 @@ _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 # "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
 _PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z0-9_])")
 
 
 @dataclass(frozen=True)
@@ -567,6 +567,16 @@ class _Parser:
         if "," not in num and "." not in num and _WORD_AHEAD.match(text, num_end):
             return self._skip(num_end)  # "5th of March"
         currency = _currency_code(cur) if cur else None
+        ordinal = _ORDINAL_SUFFIX.match(text, num_end) if cur is None and "." not in num else None
+        if ordinal is not None:
+            # 'the 65th consecutive year', 'ranked 12th': a count written as a rank is read as its number
+            self.prev_end = ordinal.end()
+            q = Quantity.model_construct(
+                text=text[start:ordinal.end()], start=start + self.offset, end=ordinal.end() + self.offset,
+                value=-float(num.replace(",", "")) if negative else float(num.replace(",", "")), kind="number",
+                unit=None, scale=1.0, tolerance=0.0, negative=negative,
+            )
+            return q, ordinal.end()
 
         value_num = float(num.replace(",", ""))
         decimals = _decimals(num)
@@ -689,6 +699,62 @@ class _Parser:
                             "tolerance": first.tolerance * second.scale}
                 )
         return first, second
+
+
+# -- formulas written out in a claim -----------------------------------------------------------------------
+
+# What stands between two numbers of a written formula: operators and parentheses ('(1,234 - 1,102) / 1,102',
+# '$50,000 x 4% = $2,000'); a lone '-' or 'to' between two numbers is a range, never a formula by itself.
+_FORMULA_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[-+−–×x*/÷=]|times|multiplied by|divided by)[ \t\u00a0]*\(*[ \t\u00a0]*")
+_RANGE_GAP = re.compile(r"[ \t\u00a0]*[-−–][ \t\u00a0]*")
+_SCALING_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[×x*/÷]|times|multiplied by|divided by)[ \t\u00a0]*")
+# The constants of a formula: x 100 to a percentage, / 1,000 to the next scale.
+FORMULA_CONSTANTS = frozenset({100.0, 1000.0, 1_000_000.0})
+
+
+def formula_operands(text: str, found: list[Quantity], offset: int = 0) -> list[int]:
+    """Positions in `found` (the quantities of `text`, in order) of the operands of formulas written out in
+    it: numbers joined by operators, where the formula holds a parenthesis, '=', or an operator other than
+    the '-' of a range ('(1,234 - 1,102) / 1,102 x 100'; not '10-15%')."""
+    chosen: set[int] = set()
+    chain: list[int] = []
+    formula = False
+
+    def close() -> None:
+        if formula and len(chain) >= 2:
+            chosen.update(chain)
+
+    for i, q in enumerate(found):
+        if chain:
+            prev = found[chain[-1]]
+            gap = text[prev.end - offset:q.start - offset]
+            if _FORMULA_GAP.fullmatch(gap):
+                chain.append(i)
+                formula = formula or not _RANGE_GAP.fullmatch(gap)
+                continue
+            close()
+        chain, formula = [i], False
+        before = text[max(0, q.start - offset - 2):q.start - offset]
+        formula = "(" in before
+    close()
+    return sorted(chosen)
+
+
+def formula_constants(text: str, found: list[Quantity], offset: int = 0) -> list[int]:
+    """Positions in `found` of the constants of written formulas: a 100 or 1,000 that multiplies or divides
+    ('/ 1,102 x 100', '÷ 1,000'). They are part of the arithmetic, not figures to find in a source."""
+    operands = formula_operands(text, found, offset)
+    out = []
+    for i in operands:
+        q = found[i]
+        if i == 0 or q.unit not in (None, "%") or q.scale != 1.0 or q.value not in FORMULA_CONSTANTS:
+            continue
+        if q.kind not in ("number", "percent") or "." in q.text:
+            continue
+        prev = found[i - 1]
+        if i - 1 in operands and _SCALING_GAP.fullmatch(text[prev.end - offset:q.start - offset]):
+            out.append(i)
+    return out
 
 
 def _named_unit(q: Quantity) -> bool:

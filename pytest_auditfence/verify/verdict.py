@@ -13,8 +13,8 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    ARITHMETIC, candidate_operands, candidate_pool, derive_figure, period_span, restated_conversion, span_of,
-    subject_in_table, table_derivation,
+    candidate_operands, candidate_pool, computes, derive_figure, period_span, prose_ops, restated_conversion, span_of,
+    subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
@@ -32,7 +32,7 @@ def _check_quantity(
     matches = locate(claim, q, index)
     if matches:
         return cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
-    restated = restated_conversion(claim, q, index)
+    restated = restated_conversion(claim, q, index) or written_operand(claim, q, index)
     if restated is not None:
         return restated
     pool = candidate_pool(claim, q, index, near_lines)
@@ -40,8 +40,8 @@ def _check_quantity(
     derived = table_derivation(claim, q, index)
     if derived is None and not subject_in_table(claim, q, index):
         # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
-        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys,
-                                bool(ARITHMETIC.search(claim.claim)))
+        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys, computes(claim, q),
+                                ops=prose_ops(claim, q))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
