@@ -757,6 +757,37 @@ def formula_constants(text: str, found: list[Quantity], offset: int = 0) -> list
     return out
 
 
+# -- periods a text names ----------------------------------------------------------------------------------
+
+_QUARTER_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+# 'Q3', '3Q', 'Q3 2021', '3Q21', "Q4'21", 'third quarter', 'fourth-quarter'; 'FY21', 'fiscal 2021'; a year
+# '2021' standing alone (not part of an amount: '$2,021', '2021.5', '2021%'). A quarter past the fourth is read
+# too: 'the fifth quarter' is a period no source names.
+_PERIOD_MENTION = re.compile(
+    r"(?i)\b(?:Q(?P<q>[1-9])|(?P<q2>[1-9])Q)(?:[ ]?'?(?P<qy>\d{2}|(?:19|20)\d{2}))?\b"
+    r"|\b(?P<ord>first|second|third|fourth|fifth|sixth)[ -]quarter\b"
+    r"|\b(?:FY|fiscal(?:[ ]year)?)[ ]?'?(?P<fy>\d{2})\b"
+    r"|(?<![\d,.$€£¥])\b(?P<y>(?:19|20)\d{2})\b(?![,.]\d|%|[ ]?(?:percent|million|billion|thousand)\b)"
+)
+
+
+def period_mentions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, key) of every period `text` names: 'Q1'...'Q4' (and beyond) for quarters however written,
+    '2021' for years (a two-digit fiscal year 'FY21' as '2021'); a quarter with its year gives both keys."""
+    _require_text(text, "period_mentions(text=...)")
+    out: list[tuple[int, int, str]] = []
+    for m in _PERIOD_MENTION.finditer(text):
+        quarter = m.group("q") or m.group("q2")
+        if m.group("ord"):
+            quarter = str(_QUARTER_ORDINALS[m.group("ord").lower()])
+        if quarter:
+            out.append((m.start(), m.end(), f"Q{quarter}"))
+        year = m.group("qy") or m.group("fy") or m.group("y")
+        if year:
+            out.append((m.start(), m.end(), year if len(year) == 4 else f"20{year}"))
+    return out
+
+
 def _named_unit(q: Quantity) -> bool:
     """A plain number with a unit of its own ('50 psi', '6 mph', '3 mg/kg'), not a bare or degree figure."""
     return q.kind == "number" and q.unit not in (None, "°", "x")

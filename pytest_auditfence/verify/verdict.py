@@ -211,6 +211,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
 
     if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
         results.extend(_missing_identifiers(claim, index))
+    results.extend(_missing_periods(claim, index))
 
     if not results:
         # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
@@ -276,3 +277,22 @@ def _missing_identifiers(claim: ClaimRecord, index: SourceIndex) -> list[AtomRes
         if not any(named.search(index.loaded(f).text) for f in range(len(index.sources))):
             missing.append(AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r} is named by no source"))
     return missing
+
+
+def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
+    """The periods the claim names ('Q2', 'the third quarter of 2020', 'in 2022') that no source names in any
+    form ('second quarter', '2Q', 'Q2 2020'; a year's digits anywhere): a period no source names is made up."""
+    named = index.memo.get("period keys")
+    if named is None:
+        keys: set[str] = set()
+        for f in range(len(index.sources)):
+            text = index.loaded(f).text
+            keys.update(key for _, _, key in quantities.period_mentions(text))
+            keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
+        named = index.memo["period keys"] = frozenset(keys)
+    missing: dict[str, str] = {}
+    for start, end, key in quantities.period_mentions(claim.claim):
+        if key not in named:  # type: ignore[operator]
+            missing.setdefault(key, claim.claim[start:end])
+    return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
+            for key, shown in sorted(missing.items())]

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.claims.quantities import (
     formula_constants,
+    period_mentions,
     ClaimsInputError,
     QuantityScanner,
     detect_scale_context,
@@ -213,6 +214,15 @@ def test_an_ordinal_is_read_as_its_number(text, shown, value):
 def test_the_constants_of_a_written_formula(text, constants):
     found = parse_quantities(text)
     assert [found[i].text for i in formula_constants(text, found)] == constants
+
+
+@pytest.mark.parametrize("text, keys", [
+    ("Q3 earnings", ["Q3"]), ("the third quarter of 2021", ["Q3", "2021"]), ("3Q21 revenue", ["Q3", "2021"]),
+    ("in the fifth quarter", ["Q5"]), ("FY21 and fiscal 2022", ["2021", "2022"]), ("since 1998", ["1998"]),
+    ("$2,021 and 2,019 units, 2019% and 2020.5", []),
+])
+def test_the_periods_a_text_names(text, keys):
+    assert [key for _, _, key in period_mentions(text)] == keys
 
 
 def test_range_gives_both_ends_the_unit():
