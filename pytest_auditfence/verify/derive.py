@@ -29,12 +29,10 @@ DERIVE_POOL = 12
 # 'totalling $1,234 million') or after it ('$8 per kWh cheaper than', '$5 more than'). 'more than' before a
 # figure is a bound ('more than $200 million'), not a computation.
 _CUE_BEFORE = re.compile(
-    r"[+=]|\b(?:totals?|totall?ing|totall?ed|sum|plus|minus|combined|altogether|difference|in all|change[sd]?"
-    r"|increase[sd]?|increasing|decrease[sd]?|decreasing|rose|risen|rise|fell|fallen|grew|grown|gained|declined|up|down"
-    r"|higher|lower|points?|pp)\b", re.I)
+    r"[+=]|\b(?:totals?|totall?ing|totall?ed|sum|plus|minus|combined|altogether|difference|in all"
+    r"|increased?|decreased?|rose|fell|grew|gained|declined)\b", re.I)
 _CUE_AFTER = re.compile(
-    r"^[^;.,]{0,40}?\b(?:more|less|fewer|higher|lower|cheaper|costlier|greater|smaller|larger|bigger) than\b"
-    r"|^\s*(?:higher|lower|more|less|up|down|increase|decrease|above|below)\b", re.I)
+    r"^[^;.,]{0,40}?\b(?:more|less|fewer|higher|lower|cheaper|costlier|greater|smaller|larger|bigger) than\b", re.I)
 
 
 def figure_clause(claim: ClaimRecord, q: Quantity) -> tuple[str, str]:
