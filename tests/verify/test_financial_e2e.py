@@ -295,7 +295,7 @@ WRONG = [
     case(PROFILE, "The company has operated for 30 years.", "30 years", id="number-as-word-wrong"),
     case(PROFILE, "The dividend rose for the 66th consecutive year.", "66th", id="ordinal-wrong"),
     case(WEB, "Sodium-ion packs cost $87 per kWh in 2021.", "$87 per kWh", id="year-no-source-names"),
-    case(PROFILE, "The board raised the dividend in the fifth quarter.", "fifth quarter",
+    case(PROFILE, "The board raised the dividend to $2.41 per share in the fifth quarter.", "fifth quarter",
          id="quarter-no-source-names"),
 ]
 
