@@ -286,7 +286,7 @@ def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]
     if named is None:
         keys: set[str] = set()
         for f in range(len(index.sources)):
-            text = index.loaded(f).text
+            text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
             keys.update(key for _, _, key in quantities.period_mentions(text))
             keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
         named = index.memo["period keys"] = frozenset(keys)
