@@ -215,6 +215,8 @@ _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 _PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
 _ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z0-9_])")
+_CENTURY = re.compile(r"[ -](?:century|centuries|centennial)\b", re.I)
+_ORDINAL_DATE_GAP = re.compile(r"(?:st|nd|rd|th)?\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|-|–|to|through)\s*")
 
 
 @dataclass(frozen=True)
@@ -561,6 +563,10 @@ class _Parser:
         chained_label = 0 <= self.label_end <= start and _LIST_GAP.fullmatch(text, self.label_end, start)
         if word is not None and word.group(1) in _MONTH_WORDS and "." not in num and "," not in num:
             self.date_end = num_end
+            ordinal_end = _ORDINAL_SUFFIX.match(text, num_end)
+            if ordinal_end is not None:
+                self.date_end = ordinal_end.end()
+                return self._skip(ordinal_end.end())
             return self._skip(num_end)
         if 0 <= self.date_end <= start and _DATE_GAP.fullmatch(text, self.date_end, start) and _YEAR.fullmatch(num):
             return self._skip(num_end)  # the year of "March 5, 2024"
@@ -568,6 +574,9 @@ class _Parser:
             return self._skip(num_end)  # "5th of March"
         currency = _currency_code(cur) if cur else None
         ordinal = _ORDINAL_SUFFIX.match(text, num_end) if cur is None and "." not in num else None
+        if ordinal is not None and (_CENTURY.match(text, ordinal.end()) or 0 <= self.date_end <= start
+                                    and _ORDINAL_DATE_GAP.fullmatch(text, self.date_end, start)):
+            return self._skip(ordinal.end())  # 'the 20th century', the 25th of 'April 24th and 25th'
         if ordinal is not None:
             # 'the 65th consecutive year', 'ranked 12th': a count written as a rank is read as its number
             self.prev_end = ordinal.end()
@@ -764,7 +773,7 @@ _QUARTER_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 
 # '2021' standing alone (not part of an amount: '$2,021', '2021.5', '2021%'). A quarter past the fourth is read
 # too: 'the fifth quarter' is a period no source names.
 _PERIOD_MENTION = re.compile(
-    r"(?i)\b(?:Q(?P<q>[1-9])|(?P<q2>[1-9])Q)(?:[ ]?'?(?P<qy>\d{2}|(?:19|20)\d{2}))?\b"
+    r"(?i)(?<!\()\b(?:Q(?P<q>[1-9])|(?P<q2>[1-9])Q)(?:[ ]?'?(?P<qy>\d{2}|(?:19|20)\d{2}))?\b"
     r"|\b(?P<ord>first|second|third|fourth|fifth|sixth)[ -]quarter\b"
     r"|\b(?:FY|fiscal(?:[ ]year)?)[ ]?'?(?P<fy>\d{2})\b"
     r"|(?<![\d,.$€£¥])\b(?P<y>(?:19|20)\d{2})\b(?![,.]\d|%|[ ]?(?:percent|million|billion|thousand)\b)"

@@ -147,6 +147,8 @@ def test_not_read_as_negative(text):
         "in '23",
         "the 5th of March",
         "March 22nd",
+        "April 24th and 25th",
+        "the early 20th century",
         "1. Revenue",
         "  2) Margin",
         "(1) first, (2) second",
@@ -220,6 +222,7 @@ def test_the_constants_of_a_written_formula(text, constants):
     ("Q3 earnings", ["Q3"]), ("the third quarter of 2021", ["Q3", "2021"]), ("3Q21 revenue", ["Q3", "2021"]),
     ("in the fifth quarter", ["Q5"]), ("FY21 and fiscal 2022", ["2021", "2022"]), ("since 1998", ["1998"]),
     ("$2,021 and 2,019 units, 2019% and 2020.5", []),
+    ("the second quartile (Q2) is the median", []),  # an abbreviation in parentheses, not a quarter
 ])
 def test_the_periods_a_text_names(text, keys):
     assert [key for _, _, key in period_mentions(text)] == keys
