@@ -11,6 +11,7 @@ final report, and the cascade audit decides. Data is read from ../shared/data, n
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import sys
@@ -152,13 +153,22 @@ def _instructions(source: dict[str, Any]) -> str:
     return prompt
 
 
-def summedits_rows(data: Path, limit: int | None) -> list[dict[str, Any]]:
+def summedits_split(row_id: str) -> str:
+    """'tuning' or 'held_out' for a SummEdits row, by a sha256 of its transcript's id ('ectsum_OXY_q4_2021' of
+    'ectsum_OXY_q4_2021_3'): every summary of one earnings call falls in one part, so nothing tuned on a call's
+    edits is measured on another edit of the same call (22 calls: 389 rows tuning, 279 held out)."""
+    call = row_id.rsplit("_", 1)[0]
+    return "tuning" if int(hashlib.sha256(f"split\x1f{call}".encode()).hexdigest()[:12], 16) % 2 == 0 else "held_out"
+
+
+def summedits_rows(data: Path, limit: int | None, split: str = "all") -> list[dict[str, Any]]:
     rows = json.loads((data / "summedits-ectsum" / "summedits_ectsum.json").read_text(encoding="utf-8"))
     out = [{
         "id": str(r["id"]), "question": "Summarize the earnings call.", "passages": [r["doc"]],
         "response": r["summary"], "label": r["label"], "original": r.get("original_summary") or "",
-        "edit_types": r.get("edit_types") or [],
+        "edit_types": r.get("edit_types") or [], "split": summedits_split(str(r["id"])),
     } for r in rows]
+    out = [r for r in out if split == "all" or r["split"] == split]
     return out[:limit] if limit else out
 
 
@@ -323,7 +333,7 @@ def summedits_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]])
             for edit in row["edit_types"]:
                 by_edit[edit][0] += 1
                 by_edit[edit][1] += predicted
-            if sorted(_DIGIT_NUMBER.findall(row["response"])) != sorted(_DIGIT_NUMBER.findall(row["original"])):
+            if numeric_edit(row):
                 numeric_total += 1
                 numeric_hit += predicted
     p, r, f = prf(tp, fp, fn)
@@ -336,6 +346,26 @@ def summedits_metrics(rows: list[dict[str, Any]], results: list[dict[str, Any]])
         "numeric_edits": numeric_total, "numeric_edit_recall": numeric_hit / numeric_total if numeric_total else 0.0,
         "recall_by_edit_type": {k: v[1] / v[0] for k, v in sorted(by_edit.items())},
     }
+
+
+def numeric_edit(row: dict[str, Any]) -> bool:
+    """An inconsistent summary whose digits differ from its original's (the numeric-edit population)."""
+    return row["label"] == 0 and sorted(_DIGIT_NUMBER.findall(row["response"])) != sorted(
+        _DIGIT_NUMBER.findall(row["original"]))
+
+
+def _show_missed_edits(rows: list[dict[str, Any]], results: list[dict[str, Any]], missed: int) -> None:
+    """Debugging view: numeric edits of SummEdits that no claim flags, with the original and the notes."""
+    shown = 0
+    for row, res in zip(rows, results, strict=True):
+        if shown >= missed:
+            return
+        if not numeric_edit(row) or any(c["hallucination"] for c in res["claims"]):
+            continue
+        shown += 1
+        notes = [(c["verdict"], c["notes"]) for c in res["claims"]]
+        print(f"[missed] {row['id']} ({row['split']})\n    edited:   {row['response']!r}\n"
+              f"    original: {row['original']!r}\n    claims: {notes}")
 
 
 def _absent_not_converted(row: dict[str, Any], lo: int, hi: int) -> bool:
@@ -407,12 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show-false-flags", type=int, default=0, metavar="N",
                         help="print N flagged claims of clean responses / consistent summaries, with notes")
     parser.add_argument("--show-missed", type=int, default=0, metavar="N",
-                        help="print N labelled RAGTruth quantity spans that no flagged claim overlaps")
+                        help="print N labelled RAGTruth quantity spans that no flagged claim overlaps "
+                             "(SummEdits: N numeric edits that no claim flags)")
     parser.add_argument("--missed-absent-only", action="store_true",
                         help="--show-missed lists only spans with a number absent from the passages that is "
                              "not a unit conversion (the population of the excl.-conversions recall)")
     parser.add_argument("--tatqa-split", choices=("all", "tuning", "held_out"), default="all",
                         help="TAT-QA sections of this split only (split by a hash of the section id)")
+    parser.add_argument("--summedits-split", choices=("all", "tuning", "held_out"), default="all",
+                        help="SummEdits rows of this split only (split by a hash of the earnings call's id)")
     parser.add_argument("--show-uncovered", type=int, default=0, metavar="N",
                         help="print N correct TAT-QA sentences that are not covered, with their verdicts")
     parser.add_argument("--show-verified-perturbed", type=int, default=0, metavar="N",
@@ -445,11 +478,20 @@ def main(argv: list[str] | None = None) -> int:
             _show(rows, results, args.show_false_flags, args.show_missed,
                   clean=lambda r: not r["labels"], absent_only=args.missed_absent_only)
         elif name == "summedits":
-            rows = summedits_rows(args.data, None)[args.offset:]
+            rows = summedits_rows(args.data, None, args.summedits_split)[args.offset:]
             rows = rows[:args.limit] if args.limit else rows
             results = run_all(rows, args.jobs)
             metrics = summedits_metrics(rows, results)
+            for split in ("tuning", "held_out"):
+                picked = [(r, res) for r, res in zip(rows, results) if r["split"] == split]
+                if picked and len(picked) < len(rows):
+                    sub = summedits_metrics([r for r, _ in picked], [res for _, res in picked])
+                    metrics[f"{split}_rows"] = sub["rows"]
+                    for key in ("numeric_edits", "numeric_edit_recall", "false_flag_rate_consistent", "recall",
+                                "balanced_accuracy"):
+                        metrics[f"{split}_{key}"] = sub[key]
             _show(rows, results, args.show_false_flags, 0, clean=lambda r: r["label"] == 1)
+            _show_missed_edits(rows, results, args.show_missed)
         elif name == "tatqa":
             import tatqa
 

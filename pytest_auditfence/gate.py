@@ -271,6 +271,13 @@ def _evaluate(node: ast.AST, values: list[float]) -> float:
         return _evaluate(node.body, values)
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
         return _OPS[type(node.op)](_evaluate(node.left, values), _evaluate(node.right, values))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        # a root of a positive base, as a compound annual growth rate takes ('(b / a) ** (1 / 3)'); no powers
+        # beyond that, so a formula never computes an unbounded figure
+        base, exponent = _evaluate(node.left, values), _evaluate(node.right, values)
+        if base <= 0 or not 0 < abs(exponent) <= 1:
+            raise ValueError("only a root of a positive base")
+        return float(base ** exponent)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_evaluate(node.operand, values)
     if isinstance(node, ast.Name) and re.fullmatch(r"v\d+", node.id):

@@ -14,6 +14,7 @@ from pytest_auditfence.claims.quantities import (
     _require_text,
     _merge_context,
     detect_scale_context,
+    formula_constants,
     parse_quantities,
     split_table_row,
 )
@@ -285,6 +286,9 @@ class _Builder:
         text = doc[start:end]
         if quantities is None:
             quantities = parse_quantities(text, offset=start)
+        constants = set(formula_constants(doc, quantities))
+        if constants:  # the 100 of '... x 100' is arithmetic, not a figure to find in a source
+            quantities = [q for i, q in enumerate(quantities) if i not in constants]
         self.claims.append(
             ClaimRecord(
                 id=f"c{len(self.claims) + 1:03d}",

@@ -130,7 +130,6 @@ _DIGIT_LED_MASK = re.compile(
             r"\d{3}\)\s?\d{3}[\s.-]\d{4}\b",
             r"(?:\d{1,3}[\s.-])?\d{3}[.-]\d{3}[.-]\d{4}\b",
             r"\d+\.\d+\.\d+(?:\.\d+)*\b",
-            r"\d+(?:st|nd|rd|th)\b",
             r"\d+\([a-z]\)(?:\(\d+\))?",  # "401(k)", "501(c)(3)": names of plans and rules
         ]
     )
@@ -215,6 +214,9 @@ _MIXED_FRACTION = re.compile(r" (?P<num>\d{1,2})/(?P<den>\d{1,3})(?![\d/])")
 # "1 m/s^2", "5 km/h", "2 mg/kg": a unit divided by another is a rate, not the plain unit
 _PER_UNIT = re.compile(r"/[A-Za-z]{1,6}(?:\^?[23²³])?(?![\w/])")
 _YEAR = re.compile(r"(?:1[89]|20)\d{2}")
+_ORDINAL_SUFFIX = re.compile(r"(?:st|nd|rd|th)(?![A-Za-z0-9_])")
+_CENTURY = re.compile(r"[ -](?:century|centuries|centennial)\b", re.I)
+_ORDINAL_DATE_GAP = re.compile(r"(?:st|nd|rd|th)?\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|-|–|to|through)\s*")
 
 
 @dataclass(frozen=True)
@@ -561,12 +563,29 @@ class _Parser:
         chained_label = 0 <= self.label_end <= start and _LIST_GAP.fullmatch(text, self.label_end, start)
         if word is not None and word.group(1) in _MONTH_WORDS and "." not in num and "," not in num:
             self.date_end = num_end
+            ordinal_end = _ORDINAL_SUFFIX.match(text, num_end)
+            if ordinal_end is not None:
+                self.date_end = ordinal_end.end()
+                return self._skip(ordinal_end.end())
             return self._skip(num_end)
         if 0 <= self.date_end <= start and _DATE_GAP.fullmatch(text, self.date_end, start) and _YEAR.fullmatch(num):
             return self._skip(num_end)  # the year of "March 5, 2024"
         if "," not in num and "." not in num and _WORD_AHEAD.match(text, num_end):
             return self._skip(num_end)  # "5th of March"
         currency = _currency_code(cur) if cur else None
+        ordinal = _ORDINAL_SUFFIX.match(text, num_end) if cur is None and "." not in num else None
+        if ordinal is not None and (_CENTURY.match(text, ordinal.end()) or 0 <= self.date_end <= start
+                                    and _ORDINAL_DATE_GAP.fullmatch(text, self.date_end, start)):
+            return self._skip(ordinal.end())  # 'the 20th century', the 25th of 'April 24th and 25th'
+        if ordinal is not None:
+            # 'the 65th consecutive year', 'ranked 12th': a count written as a rank is read as its number
+            self.prev_end = ordinal.end()
+            q = Quantity.model_construct(
+                text=text[start:ordinal.end()], start=start + self.offset, end=ordinal.end() + self.offset,
+                value=-float(num.replace(",", "")) if negative else float(num.replace(",", "")), kind="number",
+                unit=None, scale=1.0, tolerance=0.0, negative=negative,
+            )
+            return q, ordinal.end()
 
         value_num = float(num.replace(",", ""))
         decimals = _decimals(num)
@@ -689,6 +708,93 @@ class _Parser:
                             "tolerance": first.tolerance * second.scale}
                 )
         return first, second
+
+
+# -- formulas written out in a claim -----------------------------------------------------------------------
+
+# What stands between two numbers of a written formula: operators and parentheses ('(1,234 - 1,102) / 1,102',
+# '$50,000 x 4% = $2,000'); a lone '-' or 'to' between two numbers is a range, never a formula by itself.
+_FORMULA_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[-+−–×x*/÷=]|times|multiplied by|divided by)[ \t\u00a0]*\(*[ \t\u00a0]*")
+_RANGE_GAP = re.compile(r"[ \t\u00a0]*[-−–][ \t\u00a0]*")
+_SCALING_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[×x*/÷]|times|multiplied by|divided by)[ \t\u00a0]*")
+# The constants of a formula: x 100 to a percentage, / 1,000 to the next scale.
+FORMULA_CONSTANTS = frozenset({100.0, 1000.0, 1_000_000.0})
+
+
+def formula_operands(text: str, found: list[Quantity], offset: int = 0) -> list[int]:
+    """Positions in `found` (the quantities of `text`, in order) of the operands of formulas written out in
+    it: numbers joined by operators, where the formula holds a parenthesis, '=', or an operator other than
+    the '-' of a range ('(1,234 - 1,102) / 1,102 x 100'; not '10-15%')."""
+    chosen: set[int] = set()
+    chain: list[int] = []
+    formula = False
+
+    def close() -> None:
+        if formula and len(chain) >= 2:
+            chosen.update(chain)
+
+    for i, q in enumerate(found):
+        if chain:
+            prev = found[chain[-1]]
+            gap = text[prev.end - offset:q.start - offset]
+            if _FORMULA_GAP.fullmatch(gap):
+                chain.append(i)
+                formula = formula or not _RANGE_GAP.fullmatch(gap)
+                continue
+            close()
+        chain, formula = [i], False
+        before = text[max(0, q.start - offset - 2):q.start - offset]
+        formula = "(" in before
+    close()
+    return sorted(chosen)
+
+
+def formula_constants(text: str, found: list[Quantity], offset: int = 0) -> list[int]:
+    """Positions in `found` of the constants of written formulas: a 100 or 1,000 that multiplies or divides
+    ('/ 1,102 x 100', '÷ 1,000'). They are part of the arithmetic, not figures to find in a source."""
+    operands = formula_operands(text, found, offset)
+    out = []
+    for i in operands:
+        q = found[i]
+        if i == 0 or q.unit not in (None, "%") or q.scale != 1.0 or q.value not in FORMULA_CONSTANTS:
+            continue
+        if q.kind not in ("number", "percent") or "." in q.text:
+            continue
+        prev = found[i - 1]
+        if i - 1 in operands and _SCALING_GAP.fullmatch(text[prev.end - offset:q.start - offset]):
+            out.append(i)
+    return out
+
+
+# -- periods a text names ----------------------------------------------------------------------------------
+
+_QUARTER_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+# 'Q3', '3Q', 'Q3 2021', '3Q21', "Q4'21", 'third quarter', 'fourth-quarter'; 'FY21', 'fiscal 2021'; a year
+# '2021' standing alone (not part of an amount: '$2,021', '2021.5', '2021%'). A quarter past the fourth is read
+# too: 'the fifth quarter' is a period no source names.
+_PERIOD_MENTION = re.compile(
+    r"(?i)(?<!\()\b(?:Q(?P<q>[1-9])|(?P<q2>[1-9])Q)(?:[ ]?'?(?P<qy>\d{2}|(?:19|20)\d{2}))?\b"
+    r"|\b(?P<ord>first|second|third|fourth|fifth|sixth)[ -]quarter\b"
+    r"|\b(?:FY|fiscal(?:[ ]year)?)[ ]?'?(?P<fy>\d{2})\b"
+    r"|(?<![\d,.$€£¥])\b(?P<y>(?:19|20)\d{2})\b(?![,.]\d|%|[ ]?(?:percent|million|billion|thousand)\b)"
+)
+
+
+def period_mentions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, key) of every period `text` names: 'Q1'...'Q4' (and beyond) for quarters however written,
+    '2021' for years (a two-digit fiscal year 'FY21' as '2021'); a quarter with its year gives both keys."""
+    _require_text(text, "period_mentions(text=...)")
+    out: list[tuple[int, int, str]] = []
+    for m in _PERIOD_MENTION.finditer(text):
+        quarter = m.group("q") or m.group("q2")
+        if m.group("ord"):
+            quarter = str(_QUARTER_ORDINALS[m.group("ord").lower()])
+        if quarter:
+            out.append((m.start(), m.end(), f"Q{quarter}"))
+        year = m.group("qy") or m.group("fy") or m.group("y")
+        if year:
+            out.append((m.start(), m.end(), year if len(year) == 4 else f"20{year}"))
+    return out
 
 
 def _named_unit(q: Quantity) -> bool:

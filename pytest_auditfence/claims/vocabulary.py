@@ -156,3 +156,11 @@ FORMULA_CUES: dict[str, tuple[str, ...]] = {
               "per", "of total", "as a", "constitution", "constitutes", "margin", "rate", "times", "coverage",
               "yield", "out of"),
 }
+# issue 10, derivation (branch issue-10d): a compound annual growth rate, and a share of a total
+FORMULA_CUES["cagr"] = ("cagr", "compound", "compounded", "annualized", "annualised", "annual growth", "annual rate",
+                        "a year", "per year", "per annum")
+FORMULA_CUES["share"] = ("share", "made up", "make up", "makes up", "accounted for", "account for", "accounts for",
+                         "represented", "represents", "portion", "proportion", "of total", "of the total")
+
+# The base a ratio word implies when the claim names only its numerator: a margin is over revenue.
+RATIO_BASES: dict[str, str] = {"margin": "revenue", "margins": "revenue"}

@@ -12,30 +12,67 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    about_subject, claim_subject, find_atom, locate, row_named, stands_by_subject, subject_cells, subject_keys, subject_stem,
-    subject_words,
-    unwritten_unit,
+    ClaimSubject, about_subject, claim_subject, find_atom, locate, other_period, row_named, stands_by_subject,
+    subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
+from pytest_auditfence.verify.tables import format_period
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
 DERIVE_POOL = 12
 
 
-# A claim that writes its arithmetic out or names a total or a change: its figure is meant as one.
-ARITHMETIC = re.compile(
+# Cue words a figure's own clause uses when it states a computed figure: before the figure ('an increase of 9%',
+# 'totalling $1,234 million') or after it ('$8 per kWh cheaper than', '$5 more than'). 'more than' before a
+# figure is a bound ('more than $200 million'), not a computation.
+_CUE_BEFORE = re.compile(
     r"[+=]|\b(?:totals?|totall?ing|totall?ed|sum|plus|minus|combined|altogether|difference|in all"
-    r"|(?:more|less|fewer|higher|lower) than|increased?|decreased?|rose|fell|grew|gained|declined)\b", re.I)
+    r"|increased?|decreased?|rose|fell|grew|gained|declined)\b", re.I)
+_CUE_AFTER = re.compile(
+    r"^[^;.,]{0,40}?\b(?:more|less|fewer|higher|lower|cheaper|costlier|greater|smaller|larger|bigger) than\b", re.I)
+
+
+def figure_clause(claim: ClaimRecord, q: Quantity) -> tuple[str, str]:
+    """The words of the figure's own clause before it (from the previous figure or clause break) and after
+    it (up to the next figure or clause break)."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not 0 <= at <= end <= len(text):
+        return text, ""
+    begin = max([o.end - claim.start for o in claim.quantities if o.end - claim.start <= at] + [0])
+    begin = max(begin, *(text.rfind(sep, begin, at) + len(sep) for sep in ("; ", ". ", ": ", ", ")))
+    later = [o.start - claim.start for o in claim.quantities if o.start - claim.start >= end]
+    stop = min(later + [len(text)])
+    after = re.split(r"[;,.()]", text[end:stop], maxsplit=1)[0]
+    return text[begin:at], after
+
+
+def computes(claim: ClaimRecord, q: Quantity) -> bool:
+    """Does the figure's own clause say it is a computed figure (a total, a change, a difference)? A cue
+    elsewhere in the claim ('revenues increased 19%, while costs rose more than 9%') is about another figure."""
+    before, after = figure_clause(claim, q)
+    return bool(_CUE_BEFORE.search(before) or _CUE_AFTER.search(after))
+
+
+def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
+    """The operations a derivation over prose figures may use for `q`: a figure its clause calls a change ('an
+    increase of 207%') is a percentage change or a difference, never the ratio of the two figures (2.79 / 0.91
+    = 307% is no 207% increase); None (every operation) when the clause names none."""
+    before, after = figure_clause(claim, q)
+    cues = formula_ops(ClaimRecord.model_construct(claim=before + " " + after))
+    if "change" in cues and not cues & {"ratio", "share"}:
+        return frozenset({"change", "difference", "sum"})
+    return None
 
 
 def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed, index: SourceIndex,
               keys: set[str], explicit: bool) -> bool:
     """May `q` be a sum or difference of these two figures? Not when the smaller one is below the
     claim's shown precision (3 feet is no '3 + one inch'). Unless the claim says it computed (see
-    ARITHMETIC), both must stand by the subject of the figure's clause, which must name one: among a
+    `computes`), both must stand by the subject of the figure's clause, which must name one: among a
     dozen small figures some pair adds up to almost any small number by chance ('simmer 5 minutes' is
     no '2 + 3 minutes' of two other steps)."""
     if min(abs(qa.value), abs(qb.value)) < 2 * q.tolerance:
@@ -74,7 +111,11 @@ def derive_figure(
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
                     return f"{qa.text} / {qb.text} × 100 = {q.text}", [a, b]
             elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
-                return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+                # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
+                # difference of rates only where the claim says it computed, or of the subject's own rates
+                if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
+                                and significant_digits(q.text) >= 2):
+                    return f"{qa.text} - {qb.text} = {q.text}", [a, b]
             elif relative and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
@@ -119,8 +160,6 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         subject = replace(subject, periods=subject.periods | {(year - 1, part)})
     cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
              if o.item not in index.files[o.file].alternatives and not is_weak(index.quantity(o))]
-    if len(cells) < 2:
-        return None
     rows: dict[tuple, list[Observed]] = {}
     columns: dict[tuple, list[Observed]] = {}
     score: dict[tuple, float] = {}
@@ -147,17 +186,152 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
     for members in groups:
-        if len(members) < 2:
+        found = _aggregate(q, members, index, ops, slack, minimum_sum=3)
+        if found is not None:
+            return found
+    # a total, a mean, a share, a margin or a compound rate is of the periods the claim names, never of the
+    # period before them that a change is measured against
+    own = claim_subject(claim)
+    return (_column_derivation(claim, q, index, own, ops, slack)
+            or _base_ratio(claim, q, index, own, ops)
+            or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+
+
+def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: frozenset[str], slack: float,
+               *, minimum_sum: int) -> tuple[str, list[Observed]] | None:
+    """`q` as the mean or the sum of every member of one group (a row's periods, a column's rows)."""
+    if len(members) < 2:
+        return None
+    values = [index.quantity(o) for o in members]
+    if not all(same_family(q, v) or q.kind == v.kind for v in values):
+        return None
+    total = sum(v.value for v in values)
+    texts = " + ".join(v.text for v in values)
+    if "mean" in ops and abs(total / len(values) - q.value) <= slack:
+        return f"({texts}) / {len(values)} = {q.text}", members
+    if "sum" in ops and q.kind != "percent" and len(values) >= minimum_sum and abs(total - q.value) <= slack:
+        return f"{texts} = {q.text}", members
+    return None
+
+
+_TOTAL_ROW = re.compile(r"(?i)^\W*total\b")
+
+
+def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
+    """Columns whose own header names the claim's subject ('revenue_usd_millions' for 'segment revenue'),
+    each the cells of the claim's period, in source order: the items of a breakdown the claim totals,
+    averages or takes a share of. A column headed by a period only is no such column: its rows are
+    unrelated line items."""
+    words = content_words(claim.claim + "\n" + (claim.context or ""))
+    found: set[tuple[int, int]] = set()
+    for word in words:
+        found.update(index.labelled_with(word))
+    groups: dict[tuple, list[Observed]] = {}
+    for f, item in sorted(found):
+        if item in index.files[f].alternatives:
             continue
-        values = [index.quantity(o) for o in members]
-        if not all(same_family(q, v) or q.kind == v.kind for v in values):
+        label = index.files[f].labels[item]
+        if other_period(subject, label) or not subject_keys(label.column_text) & subject.keys:
             continue
-        total = sum(v.value for v in values)
-        texts = " + ".join(v.text for v in values)
-        if "mean" in ops and abs(total / len(values) - q.value) <= slack:
-            return f"({texts}) / {len(values)} = {q.text}", members
-        if "sum" in ops and q.kind != "percent" and len(values) >= 3 and abs(total - q.value) <= slack:
-            return f"{texts} = {q.text}", members
+        o = Observed(index.files[f].quantities[item].value, f, item)
+        if is_weak(index.quantity(o)):
+            continue
+        groups.setdefault((f, label.columns, label.caption, frozenset(label.periods)), []).append(o)
+    return [members for _, members in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+
+
+def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,
+                       ops: frozenset[str], slack: float) -> tuple[str, list[Observed]] | None:
+    """`q` as the sum or mean of a breakdown column's items ('the three segments' revenue totalled'), or as
+    the share of the total that the items the claim names make up ('Industrial and Medical made up 83.5% of
+    revenue'): named items over the column's total row, or over the sum of its items when it has none."""
+    for members in _column_groups(claim, index, subject):
+        totals = [o for o in members if _TOTAL_ROW.match(index.label(o).row)]
+        items = [o for o in members if o not in totals]
+        if not 2 <= len(items) <= MAX_GROUP or len(totals) > 1:
+            continue
+        found = _aggregate(q, items, index, ops, slack, minimum_sum=2)
+        if found is not None:
+            return found
+        if q.kind != "percent" or not ops & {"share", "ratio", "sum"}:
+            continue
+        parts = [o for o in items if row_named(subject, index.label(o))]
+        if not parts or len(parts) == len(items):
+            continue
+        values = [index.quantity(o) for o in parts]
+        whole = index.quantity(totals[0]).value if totals else sum(index.quantity(o).value for o in items)
+        if whole == 0 or abs(sum(v.value for v in values) / whole * 100.0 - q.value) > slack:
+            continue
+        part_text = " + ".join(v.text for v in values)
+        whole_text = index.quantity(totals[0]).text if totals else " + ".join(index.quantity(o).text for o in items)
+        numerator = f"({part_text})" if len(values) > 1 else part_text
+        return f"{numerator} / ({whole_text}) × 100 = {q.text}", parts + (totals or [o for o in items if o not in parts])
+    return None
+
+
+def _base_ratio(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,
+                ops: frozenset[str]) -> tuple[str, list[Observed]] | None:
+    """A ratio whose base the claim's word implies (vocabulary.RATIO_BASES: a margin is over revenue): a
+    cell of a row the claim partly names ('Net income' for 'net margin') over the base row's cell in the
+    same column (the same period), both of the claim's period."""
+    if q.kind != "percent" or "ratio" not in ops:
+        return None
+    text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
+    bases = {base for word, base in vocabulary.RATIO_BASES.items() if f" {word} " in text}
+    if not bases:
+        return None
+    base_words = {subject_stem(w) for word in vocabulary.RATIO_BASES for w in word.split()}
+    base_keys = {base: subject_keys(" ".join(vocabulary.METRIC_GROUPS[base])) for base in bases}
+    keys = set(subject.keys) - base_words
+    if not keys:
+        return None
+    by_column: dict[tuple, tuple[list[Observed], list[Observed]]] = {}
+    for f, fi in enumerate(index.files):
+        for item, label in sorted(fi.labels.items()):
+            if item in fi.alternatives or other_period(subject, label) or not label.periods:
+                continue
+            o = Observed(fi.quantities[item].value, f, item)
+            numerators, denominators = by_column.setdefault((f, label.columns, label.caption), ([], []))
+            row_keys = subject_keys(label.row)
+            if row_keys and any(row_keys <= base_keys[base] for base in bases):  # 'Revenue', not 'Cost of revenue'
+                denominators.append(o)
+                denominators.append(o)
+            elif subject_keys(label.row) & keys and not is_weak(index.quantity(o)):
+                numerators.append(o)
+    for _, (numerators, denominators) in sorted(by_column.items(), key=lambda kv: str(kv[0])):
+        # one base per column: two revenue rows ('Revenue', 'Net sales' of two segments) leave the base unsaid
+        if len({index.quantity(o).value for o in denominators}) != 1 or not numerators or len(numerators) > DERIVE_POOL:
+            continue
+        for o in numerators:
+            found = derive_figure(q, [o, denominators[0]], index, ops=frozenset({"ratio"}))
+            if found is not None:
+                return found
+    return None
+
+
+def _compound_growth(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,
+                     rows: dict[tuple, list[Observed]], named: list[tuple], ops: frozenset[str],
+                     slack: float) -> tuple[str, list[Observed]] | None:
+    """A compound annual growth rate over the claim's period range ('a 7.3% CAGR from FY2021 to FY2024'):
+    the named row's cells of the range's first and last years, over the years between them."""
+    if "cagr" not in ops or q.kind != "percent":
+        return None
+    years = sorted({year for year, part in subject.periods if not part})
+    if len(years) < 2:
+        return None
+    first, last = years[0], years[-1]
+    for row in sorted(named, key=str):
+        cells = {next(iter(index.label(o).periods)): o for o in rows[row] if len(index.label(o).periods) == 1}
+        start, end = cells.get((first, "")), cells.get((last, ""))
+        if start is None or end is None:
+            continue
+        a, b = index.quantity(start), index.quantity(end)
+        if a.value <= 0 or b.value <= 0:
+            continue
+        span = last - first
+        rate = ((b.value / a.value) ** (1.0 / span) - 1.0) * 100.0
+        if abs(rate - q.value) <= slack:
+            return f"(({b.text} / {a.text}) ** (1 / {span}) - 1) × 100 = {q.text}", [end, start]
     return None
 
 
@@ -265,6 +439,36 @@ def restated_conversion(
     formula = f"{original.text} = {q.text} (unit conversion)"
     return AtomResult(q.text, Verdict.DERIVED, [(f, m.offset, m.offset + len(m.text))],
                        note=f"{q.text} derived: {formula}", formula=formula)
+
+
+def written_operand(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> AtomResult | None:
+    """An operand of a formula the claim writes out ('grew 12.0% in FY2024, that is (1,234 - 1,102) / 1,102 x
+    100'): a cell of the row the claim names, in a period the claim names or the one before it (the base of a
+    change in that period). The operand is checked as a figure (verified there, else left to the other stages);
+    the formula's result is derived on its own, so a wrong operand or a wrong result is each flagged."""
+    if claim.kind == "table_row" or q not in claim.quantities:
+        return None
+    position = claim.quantities.index(q)
+    if position not in quantities.formula_operands(claim.claim, claim.quantities, claim.start):
+        return None
+    subject = claim_subject(claim)
+    subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
+    for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL):
+        fi = index.files[o.file]
+        # the cell as written too: a formula writes '1,234', the cell under '(in millions)' reads $1,234 million
+        readings = [i for i in range(max(0, o.item - 1), min(len(fi.quantities), o.item + 2))
+                    if fi.quantities[i].start == fi.quantities[o.item].start]
+        label = index.label(o)
+        if label is None or not row_named(subject, label):
+            continue
+        for i in readings:
+            if quantities.quantities_match(q, fi.quantities[i]):
+                cell = Observed(fi.quantities[i].value, o.file, i)
+                period = ", ".join(sorted(format_period(p) for p in label.periods))
+                return AtomResult(q.text, Verdict.VERIFIED, [span_of(index, cell)],
+                                  note=f"{q.text}: an operand of the claim's formula, the {period + ' ' if period else ''}"
+                                       f"value of {label.describe()} in {index.sources[o.file].path}:{index.line(cell)}")
+    return None
 
 
 def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:

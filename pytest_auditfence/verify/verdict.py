@@ -13,8 +13,8 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    ARITHMETIC, candidate_operands, candidate_pool, derive_figure, period_span, restated_conversion, span_of,
-    subject_in_table, table_derivation,
+    candidate_operands, candidate_pool, computes, derive_figure, period_span, prose_ops, restated_conversion, span_of,
+    subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
@@ -32,7 +32,7 @@ def _check_quantity(
     matches = locate(claim, q, index)
     if matches:
         return cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
-    restated = restated_conversion(claim, q, index)
+    restated = restated_conversion(claim, q, index) or written_operand(claim, q, index)
     if restated is not None:
         return restated
     pool = candidate_pool(claim, q, index, near_lines)
@@ -40,8 +40,8 @@ def _check_quantity(
     derived = table_derivation(claim, q, index)
     if derived is None and not subject_in_table(claim, q, index):
         # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
-        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys,
-                                bool(ARITHMETIC.search(claim.claim)))
+        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys, computes(claim, q),
+                                ops=prose_ops(claim, q))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
@@ -211,6 +211,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
 
     if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
         results.extend(_missing_identifiers(claim, index))
+    results.extend(_missing_periods(claim, index))
 
     if not results:
         # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
@@ -276,3 +277,22 @@ def _missing_identifiers(claim: ClaimRecord, index: SourceIndex) -> list[AtomRes
         if not any(named.search(index.loaded(f).text) for f in range(len(index.sources))):
             missing.append(AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r} is named by no source"))
     return missing
+
+
+def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
+    """The periods the claim names ('Q2', 'the third quarter of 2020', 'in 2022') that no source names in any
+    form ('second quarter', '2Q', 'Q2 2020'; a year's digits anywhere): a period no source names is made up."""
+    named = index.memo.get("period keys")
+    if named is None:
+        keys: set[str] = set()
+        for f in range(len(index.sources)):
+            text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
+            keys.update(key for _, _, key in quantities.period_mentions(text))
+            keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
+        named = index.memo["period keys"] = frozenset(keys)
+    missing: dict[str, str] = {}
+    for start, end, key in quantities.period_mentions(claim.claim):
+        if key not in named:  # type: ignore[operator]
+            missing.setdefault(key, claim.claim[start:end])
+    return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
+            for key, shown in sorted(missing.items())]

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from pytest_auditfence.errors import AuditFenceError
 from pytest_auditfence.claims.quantities import (
+    formula_constants,
+    period_mentions,
     ClaimsInputError,
     QuantityScanner,
     detect_scale_context,
@@ -143,9 +145,10 @@ def test_not_read_as_negative(text):
         "2019/20",
         "the 1990s",
         "in '23",
-        "1st",
-        "the 3rd quarter",
-        "22nd",
+        "the 5th of March",
+        "March 22nd",
+        "April 24th and 25th",
+        "the early 20th century",
         "1. Revenue",
         "  2) Margin",
         "(1) first, (2) second",
@@ -192,6 +195,37 @@ def test_not_read_as_negative(text):
 )
 def test_not_quantities(text):
     assert parse_quantities(text) == [], [q.text for q in parse_quantities(text)]
+
+
+@pytest.mark.parametrize("text, shown, value", [
+    ("the 65th consecutive year", "65th", 65), ("ranked 22nd", "22nd", 22), ("the 3rd quarter", "3rd", 3),
+    ("its 101st store", "101st", 101),
+])
+def test_an_ordinal_is_read_as_its_number(text, shown, value):
+    """Issue 10: '65th consecutive year' is a checked figure (a wrong '66th' must be findable as wrong)."""
+    (q,) = parse_quantities(text)
+    assert (q.text, q.kind, q.value, q.unit) == (shown, "number", value, None)
+
+
+@pytest.mark.parametrize("text, constants", [
+    ("grew 12.0%, that is (1,234 - 1,102) / 1,102 x 100", ["100"]),
+    ("$5,000 / 1,000 = $5 per unit", ["1,000"]),
+    ("a margin of 151 / 1,234 × 100 = 12.2%", ["100"]),
+    ("margins of 10-15% at 100 stores", []),  # a range is no formula, and a 100 outside one is a figure
+])
+def test_the_constants_of_a_written_formula(text, constants):
+    found = parse_quantities(text)
+    assert [found[i].text for i in formula_constants(text, found)] == constants
+
+
+@pytest.mark.parametrize("text, keys", [
+    ("Q3 earnings", ["Q3"]), ("the third quarter of 2021", ["Q3", "2021"]), ("3Q21 revenue", ["Q3", "2021"]),
+    ("in the fifth quarter", ["Q5"]), ("FY21 and fiscal 2022", ["2021", "2022"]), ("since 1998", ["1998"]),
+    ("$2,021 and 2,019 units, 2019% and 2020.5", []),
+    ("the second quartile (Q2) is the median", []),  # an abbreviation in parentheses, not a quarter
+])
+def test_the_periods_a_text_names(text, keys):
+    assert [key for _, _, key in period_mentions(text)] == keys
 
 
 def test_range_gives_both_ends_the_unit():

@@ -153,3 +153,16 @@ def test_every_rejection_names_its_rule(fence):
     fence.search("12%")
     reasons += [fence.submit(*a).reason for a in attempts]
     assert all(r is not None and rule(r) in RULES for r in reasons), reasons
+
+
+@pytest.mark.parametrize("formula, problem", [
+    ("((1,234 / 1,000) ** (1 / 3) - 1) × 100 = 7.3%", None),  # a compound annual growth rate: a root
+    ("((1,234 / 1,000) ** (1 / 3) - 1) × 100 = 9.3%", "give"),  # miscomputed: re-computed, rejected
+    ("(1,234 ** 2) / 1,000 = 7.3%", "not arithmetic"),  # a power beyond a root is never computed
+])
+def test_the_gate_recomputes_a_root_and_no_other_power(formula, problem):
+    from pytest_auditfence.gate import derivation_problem
+
+    claim = "Revenue grew at a 7.3% CAGR from FY2021 to FY2024."
+    found = derivation_problem(claim, "Revenue | 1,000 | 1,234", formula, atom=formula.rpartition("= ")[2])
+    assert (found is None) if problem is None else (found is not None and problem in found), found
