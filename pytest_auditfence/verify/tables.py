@@ -107,7 +107,7 @@ def format_period(period: Period) -> str:
 # -- cells: figure or words ---------------------------------------------------------------------------------
 
 _NUMERIC_CELL = re.compile(
-    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
+    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
 )
 _EMPTY_CELL = re.compile(r"[\s\-−–—*_\"']*|n/?a|nm|—")
 
@@ -344,8 +344,10 @@ def _pdf_grids(text: str) -> list[_Grid]:
                 current.rows.extend(pending)
             pending = []
             current.rows.append(cells)
-        elif len(stripped) <= _MAX_PROSE and all(_is_header_text(t) for t in texts):
-            pending.append(cells)  # a header of periods, or a section row ('Current liabilities:')
+        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and any(map(_is_period, texts))) \
+                and all(_is_header_text(t) for t in texts):
+            # a header of periods (as long as the labels are wide, when its cells stand apart), or a section row
+            pending.append(cells)
             if len(pending) > 4:
                 pending.pop(0)
         else:
@@ -357,8 +359,13 @@ _MONTH = re.compile(r"(?i)\b(?:" + "|".join(m[:3] for m in vocabulary.MONTH_NAME
 
 
 def _is_header_text(text: str) -> bool:
-    """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text."""
+    """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text.
+    A footnote mark ('Assets allocated to segments:(1)') is no figure."""
+    text = _FOOTNOTE.sub("", text)
     return _is_period(text) or not any(c.isdigit() for c in text) or _MONTH.search(text) is not None
+
+
+_FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
 
 
 def _gapped(line: str) -> bool:
@@ -438,6 +445,10 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         if not figures:
             if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
+            elif sum(_is_period(t) for t in texts[1:]) >= 1 and sum(not _is_empty(t) for t in texts[1:]) >= 2:
+                # a header row repeated inside the grid ('(In Millions) | Dec 30, 2017 | ... | Dec 29, 2018'
+                # over a second block): the columns below it are its own
+                headers, section = [row], ""
             continue
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
         row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
@@ -483,9 +494,16 @@ def _stated_scale(text: str, start: int) -> tuple[float | None, str | None]:
         pass
     if above is not None:
         return quantities.detect_scale_context(above.group())
-    units = _UNITS_LINE.search(text)
-    if units is not None:
-        return quantities.detect_scale_context("in " + units.group("value"))
+    return _declared_fields_scale(text)
+
+
+def _declared_fields_scale(text: str) -> tuple[float | None, str | None]:
+    """The scale of the first 'units:' / 'caption:' / 'title:' field that states one (a 'title:' naming the
+    statement says none, and rendered JSON sorts it before 'units:')."""
+    for units in _UNITS_LINE.finditer(text):
+        found = quantities.detect_scale_context("in " + units.group("value"))
+        if found != (None, None):
+            return found
     return None, None
 
 
@@ -501,8 +519,7 @@ def _record_cells(text: str) -> list[Cell]:
     is a row labelled by its fields that hold words, each numeric field a cell under its key."""
     if "- " not in text or ": " not in text:
         return []
-    units = _UNITS_LINE.search(text)
-    scale, unit = quantities.detect_scale_context("in " + units.group("value")) if units else (None, None)
+    scale, unit = _declared_fields_scale(text)
     cells: list[Cell] = []
     record: list[tuple[str, int, int, str]] = []
     depth = -1
