@@ -442,6 +442,8 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         # the row label: its first cell of words (records rendered as rows put it last: '140 | 151 | Revenue')
         label = next((t for t in texts if not _is_figure(t) and not _is_period(t) and not _is_empty(t)), "")
         figures = [(k, cell) for k, cell in enumerate(row) if _is_figure(cell[2])]
+        # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
+        slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
             if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
@@ -454,7 +456,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
         row_cue = quantities._field_cue(label) if label else None  # noqa: SLF001 - the parser's own field reading
         for n, (k, (a, b, t)) in enumerate(figures):
-            from_right = len(figures) - 1 - n
+            from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k)
             periods = row_periods | frozenset(p for c in columns for p in periods_in(c))
             scale, unit = caption_scale, caption_unit
