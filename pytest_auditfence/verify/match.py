@@ -287,6 +287,22 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
     return bool(keys) and keys <= subject.keys
 
 
+# Words that make a claimed figure an aggregate of cells ('the average rate over 2017 to 2019', 'the ratio of
+# current to non-current', 'the change in X from 2018 to 2019'): one cell holding the same digits is a chance.
+_AGGREGATE = re.compile(
+    r"(?i)\b(?:average|mean|median|ratio|proportion|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change"
+    r"|change\s+(?:in|of|between|from))\b")
+
+
+def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
+    """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
+    header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
+    over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
+    before = claim.claim[:max(0, q.start - claim.start)]
+    named = {w.lower().split()[0] for w in _AGGREGATE.findall(f"{label.row} {label.section} {label.column_text}")}
+    return any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before))
+
+
 def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
     """Is there a row of the same source the claim names better: every word of its label among the claim's,
     more of the claim's words than this cell's row shares, and a cell in the claim's period? Then that row is
@@ -386,7 +402,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
-            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index):
+            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
+                    and not aggregated(claim, q, label):
                 kept.append(m)
             continue
         loaded = index.loaded(position[m.source])

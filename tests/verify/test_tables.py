@@ -268,3 +268,18 @@ def test_a_difference_of_two_cells_of_a_csv_row_is_derived_and_cited(tool_result
     assert record.evidence and "613,636" in record.evidence[0].text
     assert verdict("The change in transportation equipment from 2018 to 2019 was -$25 thousand.").verdict in FLAGGED
     assert verdict("The change in transportation equipment from 2018 to 2019 was -$23 million.").verdict in FLAGGED
+
+
+RATES_JSON = {"caption": "Table 1", "table": [["", "Year Ended May 31,", "", ""], ["", "2019", "2018", "2017"],
+                                              ["Expected life (in years)", "4.6", "4.7", "4.8"],
+                                              ["Risk-free interest rate", "2.7%", "2.0%", "1.0%"]]}
+
+
+def test_a_cell_is_not_the_average_or_change_the_claim_calls_its_figure(tool_results_verdict):
+    verdict = _captured(tool_results_verdict, render_text(json.dumps(RATES_JSON)))
+    assert verdict("The risk-free interest rate in 2018 was 2.0%.").verdict is Verdict.VERIFIED
+    record = verdict("The average risk-free interest rate from 2017 to 2019 was 1.9%.")
+    assert record.verdict is Verdict.DERIVED and "/ 3" in (record.formula or ""), record.notes
+    # 2.0% stands in the 2018 column, but the claim states an average over three years: no evidence
+    assert verdict("The average risk-free interest rate from 2017 to 2019 was 2.0%.").verdict in FLAGGED
+    assert verdict("The change in the risk-free interest rate from 2018 to 2019 was 2.0%.").verdict in FLAGGED
