@@ -283,3 +283,48 @@ def test_a_cell_is_not_the_average_or_change_the_claim_calls_its_figure(tool_res
     # 2.0% stands in the 2018 column, but the claim states an average over three years: no evidence
     assert verdict("The average risk-free interest rate from 2017 to 2019 was 2.0%.").verdict in FLAGGED
     assert verdict("The change in the risk-free interest rate from 2018 to 2019 was 2.0%.").verdict in FLAGGED
+
+
+PERCENT_HTML = """<p>Percentage of sales</p><table>
+<tr><th></th><th>Year Ended December 31,</th><th></th></tr>
+<tr><th></th><th>2019</th><th>2018</th></tr>
+<tr><td>Sales</td><td>100.0 %</td><td>100.0 %</td></tr>
+<tr><td>Gross profit</td><td>40.0</td><td>50.9</td></tr>
+<tr><td>Operating expenses</td><td>33.1</td><td>27.0</td></tr>
+<tr><td>Income from continuing operations, net of income taxes</td><td>7.2 %</td><td>20.5 %</td></tr>
+</table>
+"""
+
+
+def test_a_column_with_percent_signs_on_its_first_and_last_rows_is_of_percentages(tool_results_verdict):
+    verdict = _captured(tool_results_verdict, PERCENT_HTML)
+    assert verdict("Gross profit was 50.9% of sales in 2018.").verdict is Verdict.VERIFIED
+    assert verdict("Operating expenses were 33.1 percent of sales in 2019.").verdict is Verdict.VERIFIED
+    assert verdict("Gross profit was 50.9% of sales in 2019.").verdict in FLAGGED  # the other period
+    assert verdict("Gross profit was $50.9 million in 2018.").verdict in FLAGGED  # another dimension
+
+
+QUARTERS_PDF = """Table 1 $ in thousands
+
+                                                                     Fiscal 2019
+                                       First     Second      Third        Fourth
+                                     Quarter    Quarter    Quarter       Quarter      Total
+Revenues                            $ 94,888   $ 96,037   $ 88,495       $84,380   $363,800
+Net income (loss)                      8,511      (854)      (522)        11,263     18,398
+                                                                     Fiscal 2018
+                                       First     Second      Third        Fourth
+                                     Quarter    Quarter    Quarter       Quarter      Total
+Revenues                             $88,081    $89,767    $93,669       $94,395   $365,912
+Net income (loss)                    (2,654)     12,232     11,806       (4,767)     16,617
+"""
+
+
+def test_page_text_blocks_stacked_by_year_are_read_under_their_own_headers(tool_results_verdict):
+    cells = read_tables(QUARTERS_PDF)
+    total = [c for c in cells if QUARTERS_PDF[c.start:c.end] == "$365,912"][0]
+    assert total.label.periods == {(2018, "")} and "Total" in total.label.columns
+    verdict = _captured(tool_results_verdict, QUARTERS_PDF)
+    assert verdict("Revenue in the fiscal 2018 third quarter was $93.669 million.").verdict is Verdict.VERIFIED
+    assert verdict("Revenue in fiscal 2018 was $365,912 thousand.").verdict is Verdict.VERIFIED
+    assert verdict("Revenue in the fiscal 2019 third quarter was $93.669 million.").verdict in FLAGGED
+    assert verdict("Revenue in fiscal 2019 was $365,912 thousand.").verdict in FLAGGED
