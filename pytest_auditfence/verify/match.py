@@ -290,8 +290,10 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
 # Words that make a claimed figure an aggregate of cells ('the average rate over 2017 to 2019', 'the ratio of
 # current to non-current', 'the change in X from 2018 to 2019'): one cell holding the same digits is a chance.
 _AGGREGATE = re.compile(
-    r"(?i)\b(?:average|mean|median|ratio|proportion|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change"
-    r"|change\s+(?:in|of|between|from))\b")
+    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from))\b")
+# 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
+# an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
+_MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
 
 
 def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
@@ -299,8 +301,12 @@ def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
     over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
     before = claim.claim[:max(0, q.start - claim.start)]
-    named = {w.lower().split()[0] for w in _AGGREGATE.findall(f"{label.row} {label.section} {label.column_text}")}
-    return any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before))
+    own = f"{label.row} {label.section} {label.column_text} {label.caption}"
+    named = {w.lower().split()[0] for w in _AGGREGATE.findall(own)}
+    if any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before)):
+        return True
+    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
+            and len(claim_subject(claim).periods) > 1)
 
 
 def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
