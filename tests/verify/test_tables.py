@@ -168,6 +168,8 @@ def test_a_units_field_after_a_title_field_scales_a_json_table(tool_results_verd
     for sentence in ("Revenue was $1,234 thousand in FY2024.", "Revenue was $1,102 million in FY2024.",
                      "Revenue was $1.3 billion in FY2024."):
         assert verdict(sentence).verdict is Verdict.CONTRADICTED, sentence
+    note = verdict("Revenue was $1,234 thousand in FY2024.").notes[-1]
+    assert "'1,234' (in millions)" in note and "not $1,234 thousand" in note  # the wrong scale reads as one
 
 
 WIDE_PDF = """Table 1 $ in millions
