@@ -212,8 +212,7 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
             if missing and "," in evidence:
                 # a CSV row ('Stock-based compensation,525,410') reads as one number in prose; the verifier
                 # placed the figure in its cell, so the cells are read one by one too
-                cells = [c for row in csv.reader(evidence.splitlines()) for c in row]
-                cell_quantities = [q for c in cells for q in quantities_of(c, evidence=True)]
+                cell_quantities = csv_cell_quantities(evidence)
                 missing = [q for q in missing if not contains_quantity(q, cell_quantities)]
             if missing:
                 return (f"the evidence does not contain {', '.join(q.text for q in missing)} "
@@ -246,6 +245,12 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
         return (f"the evidence holds {len(shared)} of the claim's {len(words)} content words ({share:.0%}); at "
                 f"least {rules.min_support_share:.0%} are needed (min_support_share)")
     return None
+
+
+def csv_cell_quantities(evidence: str) -> list[Quantity]:
+    """The figures of CSV rows read cell by cell ('Transportation equipment,613,636' holds 613 and 636)."""
+    cells = [c for row in csv.reader(evidence.splitlines()) for c in row]
+    return [q for c in cells for q in quantities_of(c, evidence=True)]
 
 
 def finding_kind(finding: str) -> str:
@@ -306,6 +311,8 @@ def derivation_problem(claim: str, evidence: str, formula: str, *, atom: str | N
     if not operands:
         return f"formula {formula!r} names no operands"
     evidence_quantities = quantities_of(evidence, evidence=True)
+    if not any(contains_quantity(o, evidence_quantities) for o in operands) and "," in evidence:
+        evidence_quantities = csv_cell_quantities(evidence)  # a CSV row's cells, as for a placed figure
     if not any(contains_quantity(o, evidence_quantities) for o in operands):
         return f"the evidence holds none of the operands of {formula!r}"
     if conversion:

@@ -481,6 +481,6 @@ def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> boo
     subject = claim_subject(claim)
     own = frozenset(subject_stem(w) for w in subject_words(claim, q))
     return any(
-        (label := index.label(o)) is not None and (subject_keys(label.row) or {""}) <= own
+        (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )

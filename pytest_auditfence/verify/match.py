@@ -287,6 +287,45 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
     return bool(keys) and keys <= subject.keys
 
 
+# Words that make a claimed figure an aggregate of cells ('the average rate over 2017 to 2019', 'the ratio of
+# current to non-current', 'the change in X from 2018 to 2019'): one cell holding the same digits is a chance.
+_AGGREGATE = re.compile(
+    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from))\b")
+# 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
+# an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
+_MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
+
+
+def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
+    """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
+    header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
+    over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
+    before = claim.claim[:max(0, q.start - claim.start)]
+    own = f"{label.row} {label.section} {label.column_text} {label.caption}"
+    named = {w.lower().split()[0] for w in _AGGREGATE.findall(own)}
+    if any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before)):
+        return True
+    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
+            and len(claim_subject(claim).periods) > 1)
+
+
+def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
+    """Is there a row of the same source the claim names better: every word of its label among the claim's,
+    more of the claim's words than this cell's row shares, and a cell in the claim's period? Then that row is
+    the claim's ('Outstanding at end of period' for a claim about the end of period, not 'Outstanding at start
+    of period', whose value is last year's closing one)."""
+    shared = len(subject_keys(label.subject_text) & subject.keys)
+    for o in subject_cells(claim, index, subject, limit=200):
+        other = index.label(o)
+        if o.file != file or other is None or other.row == label.row or not row_named(subject, other):
+            continue
+        if subject.periods and not other.periods & subject.periods:
+            continue
+        if len(subject_keys(other.subject_text) & subject.keys) > shared:
+            return True
+    return False
+
+
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
@@ -369,7 +408,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
-            if cell_backs(subject, label):
+            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
+                    and not aggregated(claim, q, label):
                 kept.append(m)
             continue
         loaded = index.loaded(position[m.source])
@@ -383,6 +423,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
+            if subject.periods and (own := prose_periods(loaded.text, m.offset, end)) and not own & subject.periods:
+                continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -392,6 +434,30 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+_YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"
+_PERIOD_AFTER = re.compile(
+    r"(?i)\s*(?:\)\s*)?(?:per\s+[a-z]+\s+)?(?:,\s*)?(?:for|in|during|as\s+of|at\s+the\s+end\s+of|of)\s+"
+    r"(?:(?:the\s+)?(?:first|second|third|fourth)\s+quarter\s+of\s+|Q[1-4]\s+|(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    + _YEAR_WORDS + r"\b")
+_PERIOD_BEFORE = re.compile(
+    r"(?i)\b(?:for|in|during|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    + _YEAR_WORDS + r"\s*(?:,\s*)?(?:(?:was|were|is|of|totaled|totalled|amounted\s+to|reached|stood\s+at|came\s+to)\s+)?"
+    r"(?:(?:approximately|about|nearly|an?|US)\s+)?[$€£¥]?\s*\(?$")
+
+
+def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
+    """The period a figure of prose is stated for, by the words attached to it: '18.3% for 2018', 'in 2019
+    was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
+    away may be any figure's)."""
+    after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))
+    if after is not None:
+        return periods_in(after.group())
+    before = _PERIOD_BEFORE.search(text, max(0, start - 60), start)
+    if before is not None:
+        return periods_in(before.group())
+    return frozenset()
 
 
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pytest_auditfence.claims import quantities, vocabulary
 
@@ -107,7 +107,7 @@ def format_period(period: Period) -> str:
 # -- cells: figure or words ---------------------------------------------------------------------------------
 
 _NUMERIC_CELL = re.compile(
-    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
+    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
 )
 _EMPTY_CELL = re.compile(r"[\s\-−–—*_\"']*|n/?a|nm|—")
 
@@ -344,8 +344,10 @@ def _pdf_grids(text: str) -> list[_Grid]:
                 current.rows.extend(pending)
             pending = []
             current.rows.append(cells)
-        elif len(stripped) <= _MAX_PROSE and all(_is_header_text(t) for t in texts):
-            pending.append(cells)  # a header of periods, or a section row ('Current liabilities:')
+        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and any(map(_is_period, texts))) \
+                and all(_is_header_text(t) for t in texts):
+            # a header of periods (as long as the labels are wide, when its cells stand apart), or a section row
+            pending.append(cells)
             if len(pending) > 4:
                 pending.pop(0)
         else:
@@ -357,8 +359,13 @@ _MONTH = re.compile(r"(?i)\b(?:" + "|".join(m[:3] for m in vocabulary.MONTH_NAME
 
 
 def _is_header_text(text: str) -> bool:
-    """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text."""
+    """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text.
+    A footnote mark ('Assets allocated to segments:(1)') is no figure."""
+    text = _FOOTNOTE.sub("", text)
     return _is_period(text) or not any(c.isdigit() for c in text) or _MONTH.search(text) is not None
+
+
+_FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
 
 
 def _gapped(line: str) -> bool:
@@ -408,7 +415,8 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         caption_scale, caption_unit = _stated_scale(text, grid.start)
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
 
-    def column_headers(index_from_right: int | None, index: int) -> tuple[str, ...]:
+    def column_headers(index_from_right: int | None, index: int, span: tuple[int, int] = (0, 0),
+                       width: int = 0) -> tuple[str, ...]:
         found = []
         for row in headers:
             texts = [t for _, _, t in row]
@@ -418,6 +426,11 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 cell = label_less[j] if 0 <= j < len(label_less) else ""
                 if not cell and len(label_less) == 1:
                     cell = label_less[0]
+                elif len(label_less) > 1:
+                    # page text: the header cell standing over the figure, by position on the line; counted from
+                    # the right only when no cell stands over any and the header has one cell per column
+                    over = _over(text, row, span)
+                    cell = over or (cell if len(label_less) == width and not _over_any(text, row, span) else "")
             else:
                 cell = texts[index] if index < len(texts) else ""
                 if not cell:
@@ -430,21 +443,33 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         return tuple(found)
 
     cells: list[Cell] = []
+    column_of: list[int] = []  # each cell's column (counted from the right on page text)
+    since: list[list[tuple[int, int, str]]] = []  # rows without figures since the last row with some
     for row in rows[first_data:]:
         texts = [t for _, _, t in row]
         # the row label: its first cell of words (records rendered as rows put it last: '140 | 151 | Revenue')
         label = next((t for t in texts if not _is_figure(t) and not _is_period(t) and not _is_empty(t)), "")
         figures = [(k, cell) for k, cell in enumerate(row) if _is_figure(cell[2])]
+        # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
+        slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
             if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
+            else:
+                since.append(row)
             continue
+        if since:
+            # header rows repeated inside the grid ('(In Millions) | Dec 30, 2017 | ... | Dec 29, 2018', or
+            # 'Fiscal 2018' over 'First Quarter ...' on page text) head the block below them
+            if any(_is_period(t) for r in since for _, _, t in r):
+                headers = since
+            since = []
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
         row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
         row_cue = quantities._field_cue(label) if label else None  # noqa: SLF001 - the parser's own field reading
         for n, (k, (a, b, t)) in enumerate(figures):
-            from_right = len(figures) - 1 - n
-            columns = column_headers(from_right, k)
+            from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
+            columns = column_headers(from_right, k, (a, b), len(slots))
             periods = row_periods | frozenset(p for c in columns for p in periods_in(c))
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
@@ -465,7 +490,49 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 row=label, section=section, columns=columns, periods=periods, caption=caption,
                 scale=scale, unit=unit,
             )))
-    return cells
+            column_of.append(from_right if grid.right_aligned else k)
+    return _percent_columns(text, cells, column_of)
+
+
+def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
+    """A column whose first and last figures carry '%' ('100.0 %' ... '7.2 %', the bare rows between) is a
+    column of percentages, as a '$' written on the first and total rows only makes a column of amounts."""
+    by_column: dict[int, list[int]] = {}
+    for i, key in enumerate(column_of):
+        by_column.setdefault(key, []).append(i)
+    out = list(cells)
+    for members in by_column.values():
+        shown = [text[cells[i].start:cells[i].end] for i in members]
+        if len(members) < 3 or not shown[0].rstrip(" )").endswith("%") or not shown[-1].rstrip(" )").endswith("%"):
+            continue
+        for i, written in zip(members, shown, strict=True):
+            if not re.search(r"[%$€£¥]", written):
+                out[i] = replace(cells[i], label=replace(cells[i].label, scale=None, unit="%"))
+    return out
+
+
+def _column_range(text: str, start: int, end: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, start) + 1
+    return start - line_start, end - line_start
+
+
+def _over(text: str, row: list[tuple[int, int, str]], span: tuple[int, int]) -> str:
+    """The cell of a header line of page text that overlaps the figure's columns most ('' when none does)."""
+    lo, hi = _column_range(text, *span)
+    best, best_overlap = "", 0
+    for a, b, t in row:
+        ha, hb = _column_range(text, a, b)
+        overlap = min(hi, hb) - max(lo, ha)
+        if overlap > best_overlap:
+            best, best_overlap = t, overlap
+    return best
+
+
+def _over_any(text: str, row: list[tuple[int, int, str]], span: tuple[int, int]) -> bool:
+    """Does any header cell of the line stand over a figure column of the same line width (right edges within
+    two characters)? When none does, the header is laid out apart from the figures and is counted instead."""
+    _, hi = _column_range(text, *span)
+    return any(abs(_column_range(text, a, b)[1] - hi) <= 2 for a, b, _ in row)
 
 
 # '(Tabular amounts in millions, unless otherwise disclosed)', '(in thousands, except per share data)'
@@ -483,9 +550,16 @@ def _stated_scale(text: str, start: int) -> tuple[float | None, str | None]:
         pass
     if above is not None:
         return quantities.detect_scale_context(above.group())
-    units = _UNITS_LINE.search(text)
-    if units is not None:
-        return quantities.detect_scale_context("in " + units.group("value"))
+    return _declared_fields_scale(text)
+
+
+def _declared_fields_scale(text: str) -> tuple[float | None, str | None]:
+    """The scale of the first 'units:' / 'caption:' / 'title:' field that states one (a 'title:' naming the
+    statement says none, and rendered JSON sorts it before 'units:')."""
+    for units in _UNITS_LINE.finditer(text):
+        found = quantities.detect_scale_context("in " + units.group("value"))
+        if found != (None, None):
+            return found
     return None, None
 
 
@@ -501,8 +575,7 @@ def _record_cells(text: str) -> list[Cell]:
     is a row labelled by its fields that hold words, each numeric field a cell under its key."""
     if "- " not in text or ": " not in text:
         return []
-    units = _UNITS_LINE.search(text)
-    scale, unit = quantities.detect_scale_context("in " + units.group("value")) if units else (None, None)
+    scale, unit = _declared_fields_scale(text)
     cells: list[Cell] = []
     record: list[tuple[str, int, int, str]] = []
     depth = -1

@@ -54,7 +54,8 @@ def _check_quantity(
         return AtomResult(
             q.text, Verdict.CONTRADICTED, [span_of(index, o)],
             note=f"{q.text} contradicted: the {format_period(period) + ' ' if period else ''}value of "
-                 f"{label.describe()} is {observed.text!r} in {where}, not {q.text}",
+                 f"{label.describe()} is {observed.text!r}{_SCALE_NOTE.get(label.scale or 1.0, '')} in {where}, "
+                 f"not {q.text}",
         )
     if value_anywhere(q, index):
         # the figure is in the sources, only not about this subject: unsupported, never contradicted
@@ -77,6 +78,10 @@ def _check_quantity(
                 note=f"{q.text} contradicted: the same subject has {observed.text!r} in {index.sources[o.file].path}",
             )
     return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
+
+
+# how a note says the scale a table states for its cell ('1,234' (in millions) is not '$1,234 thousand')
+_SCALE_NOTE = {1e3: " (in thousands)", 1e6: " (in millions)", 1e9: " (in billions)"}
 
 
 def _evidence_span(loaded: LoadedFile, start: int, end: int, minimum: int) -> tuple[int, int]:
