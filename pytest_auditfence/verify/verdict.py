@@ -294,6 +294,11 @@ def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]
             text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
             keys.update(key for _, _, key in quantities.period_mentions(text))
             keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
+            # a table names a period in its cells' labels too: page text stacks 'Third' over 'Quarter'
+            for label in set(index.files[f].labels.values()):
+                keys.update(f"{year}" for year, _ in label.periods)
+                keys.update(part for _, part in label.periods if part)
+                keys.update(key for _, _, key in quantities.period_mentions(" ".join(label.columns)))
         named = index.memo["period keys"] = frozenset(keys)
     missing: dict[str, str] = {}
     for start, end, key in quantities.period_mentions(claim.claim):
