@@ -124,6 +124,10 @@ def pytest_configure(config: pytest.Config) -> None:
     cli = {name: getattr(config.option, dest, None) for dest, name in _CLI_SETTINGS.items()}
     config.stash[_STATE] = _SessionState(ini=ini, cli=cli, cassettes=_CassetteUse(folder=cassette_folder))
     config.pluginmanager.register(DefaultHooks(), "auditfence-defaults")
+    # assert_traceable and the marker show the same: the first ten failing claims, all of them with -v.
+    shown = None if config.get_verbosity() > 0 else fence_settings.MAX_FAILURE_CLAIMS
+    previous = fence_settings.show_failure_claims(shown)
+    config.add_cleanup(lambda: fence_settings.show_failure_claims(previous))
     if not _is_worker(config):
         config.pluginmanager.register(_ReportTracker(config.stash[_STATE]), "auditfence-tracker")
         _check_report_options(config)
@@ -513,7 +517,7 @@ class _NothingToAudit(Exception):
 
 def _audit_marked(item: pytest.Item) -> None:
     __tracebackhide__ = True
-    from pytest_auditfence.assertions import MAX_FAILURE_CLAIMS, render_cascade_failure
+    from pytest_auditfence.assertions import render_cascade_failure
     from pytest_auditfence.report import TestEntry
 
     settings = item.stash.get(_SETTINGS, None)
@@ -557,10 +561,8 @@ def _audit_marked(item: pytest.Item) -> None:
         # Built here, while the trace folder exists (and on the worker that ran the test).
         entry.detail = build_detail(cascade, trace_dir=snap.trace_dir, manifest=manifest)
     _record(item, entry)
-    if outcome == "fail":
-        complete = item.config.get_verbosity() > 0  # -v: every failing claim, else the first ten
-        pytest.fail(render_cascade_failure(cascade, shortfalls, max_claims=None if complete else MAX_FAILURE_CLAIMS),
-                    pytrace=False)
+    if outcome == "fail":  # the first ten failing claims, every one with -v
+        pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
 
 
 def _record_mode_of(item: pytest.Item) -> str:
