@@ -226,3 +226,30 @@ def test_the_wheel_block_then_the_recording_block_run_offline_in_a_new_project(t
     (shown,) = guide_blocks("text")
     missing = [line for line in shown.splitlines() if line not in done.stdout.splitlines()]
     assert missing == [], done.stdout[-3000:]
+
+
+_LINK = re.compile(r"\]\(([A-Za-z0-9_./-]*\.md)?#([^)\s]+)\)")
+
+
+def heading_anchors(page: Path) -> set[str]:
+    """GitHub's anchors of a page's headings: lower case, punctuation dropped, spaces as '-'."""
+    text = re.sub(r"^```.*?^```$", "", page.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
+    return {re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            for m in re.finditer(r"^#{1,6} (.+)$", text, re.MULTILINE)}
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "examples" / "README.md"],
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_link_to_a_heading_names_a_heading_that_exists(page: Path) -> None:
+    broken = []
+    for target, anchor in _LINK.findall(page.read_text(encoding="utf-8")):
+        linked = (page.parent / target) if target else page
+        if not linked.is_file() or anchor not in heading_anchors(linked):
+            broken.append(f"{target}#{anchor}")
+    assert broken == []
+
+
+def test_the_anchor_check_finds_a_missing_heading(tmp_path: Path) -> None:
+    page = tmp_path / "a.md"
+    page.write_text("# Cassette recording\n\n## Re-recording: the command\n\n```bash\n# not a heading\n```\n")
+    assert heading_anchors(page) == {"cassette-recording", "re-recording-the-command"}
