@@ -177,6 +177,15 @@ _WHERE = ("-c", "import pytest_auditfence; print(pytest_auditfence.__file__)")
 def dependencies(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not (ROOT / ".git").exists():
         pytest.skip(f"{ROOT} is not a git checkout: the install blocks clone it")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        setuptools_major, _ = int(version("setuptools").split(".")[0]), version("wheel")
+    except PackageNotFoundError:
+        setuptools_major = 0
+    if setuptools_major < 68:
+        pytest.fail("the install blocks build the plugin offline, without build isolation, from this environment's "
+                    "setuptools>=68 and wheel: run `.venv/bin/pip install -e '.[test]'` again", pytrace=False)
     return _suite_packages(tmp_path_factory.mktemp("suite"))
 
 
