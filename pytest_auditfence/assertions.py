@@ -15,8 +15,9 @@ from pytest_auditfence.capturing.tracefiles import TraceFiles
 from pytest_auditfence.manifest import MANIFEST_NAME, load_manifest
 from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio
 
+from pytest_auditfence.settings import MAX_FAILURE_CLAIMS, failure_claims_shown
+
 MAX_FAILURE_LINES = 12
-MAX_FAILURE_CLAIMS = 10  # claims a failure shows by default; -v shows all
 _TEXT_WIDTH = 90
 _WRAP_WIDTH = 100
 
@@ -180,7 +181,10 @@ def _llm_lines(cascade: Any) -> dict[str, list[str]]:
     return out
 
 
-def render_cascade_failure(cascade: Any, shortfalls: Sequence[str], *, max_claims: int | None = MAX_FAILURE_CLAIMS) -> str:
+def render_cascade_failure(cascade: Any, shortfalls: Sequence[str], *, max_claims: int | None | Any = ...) -> str:
+    """The failure message of `cascade`; `max_claims` defaults to what the run asked for (-v: all)."""
+    if max_claims is ...:
+        max_claims = failure_claims_shown()
     failing = _failing_claims(cascade)
     chains = _chains_for(cascade, failing)
     return render_failure(

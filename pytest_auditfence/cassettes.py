@@ -351,6 +351,13 @@ def _check_record_mode(record_mode: str) -> str:
     return record_mode
 
 
+def set_record_mode(cassette: Cassette, record_mode: str) -> None:
+    """Change the record mode of an open cassette (vcrpy reads it on every request and at save)."""
+    from vcr.record_mode import RecordMode
+
+    cassette.record_mode = RecordMode(_check_record_mode(record_mode))
+
+
 def make_vcr(record_mode: str = "none", *, extra_filters: Sequence[TextFilter] = ()) -> vcr.VCR:
     """A `vcr.VCR` set up the fenced way.
 

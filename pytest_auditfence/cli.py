@@ -261,7 +261,7 @@ def _judge(args: argparse.Namespace, cascade: object, trace_dir: Path, manifest:
     print(entry.one_line())
     print(cascade.passport.statement)  # type: ignore[attr-defined]
     if entry.shortfalls:
-        print(render_cascade_failure(cascade, entry.shortfalls))
+        print(render_cascade_failure(cascade, entry.shortfalls, max_claims=None))  # every failing claim
     if args.json:
         _write_text(args.json, "--json", report.to_json())
         print(f"json report: {args.json}")

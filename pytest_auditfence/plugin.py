@@ -124,6 +124,10 @@ def pytest_configure(config: pytest.Config) -> None:
     cli = {name: getattr(config.option, dest, None) for dest, name in _CLI_SETTINGS.items()}
     config.stash[_STATE] = _SessionState(ini=ini, cli=cli, cassettes=_CassetteUse(folder=cassette_folder))
     config.pluginmanager.register(DefaultHooks(), "auditfence-defaults")
+    # assert_traceable and the marker show the same: the first ten failing claims, all of them with -v.
+    shown = None if config.get_verbosity() > 0 else fence_settings.MAX_FAILURE_CLAIMS
+    previous = fence_settings.show_failure_claims(shown)
+    config.add_cleanup(lambda: fence_settings.show_failure_claims(previous))
     if not _is_worker(config):
         config.pluginmanager.register(_ReportTracker(config.stash[_STATE]), "auditfence-tracker")
         _check_report_options(config)
@@ -313,6 +317,11 @@ def fence_snapshot(
     folder = Path(settings.trace_dir) / _folder_name(item.nodeid) if settings.trace_dir else tmp_path / "fence-trace"
     snap = Snapshot(folder, replace=True, redact=_redaction(item.config), max_output_chars=settings.max_output_chars)
     item.stash[_SNAPSHOT] = snap
+    cassette = item.stash.get(_CASSETTE, None)
+    if cassette is not None and getattr(cassette, "auditfence", False):
+        from pytest_auditfence.cassettes import set_record_mode
+
+        set_record_mode(cassette, settings.record_mode)  # fence_config may set it; fixtures before it had the ini's
     yield snap
     snap.finalize()
 
@@ -352,22 +361,28 @@ def _cassette_file(item: pytest.Item) -> Path:
 
 
 @contextlib.contextmanager
-def _test_cassette(item: pytest.Item, record_mode: str) -> Iterator[None]:
+def _test_cassette(item: pytest.Item, record_mode: str) -> Iterator[Any]:
     """The test's cassette (or a suite's already active one, e.g. pytest-recording's) around the block."""
     from pytest_auditfence.cassettes import use_cassette
 
     config = item.config
-    filters = [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
-    # pytest-recording's cassette gets our matching (never the port) unless the suite chose matchers.
     their_config = getattr(item, "funcargs", {}).get("vcr_config")
-    user_matchers = isinstance(their_config, dict) and "match_on" in their_config
-    with use_cassette(_cassette_file(item), record_mode, test_nodeid=item.nodeid, extra_filters=filters,
-                      match_foreign=not user_matchers) as cassette:
+    with use_cassette(_cassette_file(item), record_mode, test_nodeid=item.nodeid, extra_filters=_filters(config),
+                      match_foreign=not _user_matchers(their_config)) as cassette:
         try:
-            yield
+            yield cassette
         finally:
             if cassette.play_count or cassette.dirty:
                 config.stash[_STATE].cassettes.used.add(str(Path(cassette.path).resolve()))
+
+
+def _filters(config: pytest.Config) -> list[Callable[[str], str]]:
+    return [f for group in config.hook.pytest_auditfence_redactors(config=config) for f in (group or [])]
+
+
+def _user_matchers(vcr_config: Any) -> bool:
+    """pytest-recording's cassette gets our matching (never the port) unless the suite chose matchers."""
+    return isinstance(vcr_config, dict) and "match_on" in vcr_config
 
 
 def _fail_on_cassette_miss(item: pytest.Item, miss: BaseException, *, record: bool) -> None:
@@ -502,7 +517,7 @@ class _NothingToAudit(Exception):
 
 def _audit_marked(item: pytest.Item) -> None:
     __tracebackhide__ = True
-    from pytest_auditfence.assertions import MAX_FAILURE_CLAIMS, render_cascade_failure
+    from pytest_auditfence.assertions import render_cascade_failure
     from pytest_auditfence.report import TestEntry
 
     settings = item.stash.get(_SETTINGS, None)
@@ -546,10 +561,8 @@ def _audit_marked(item: pytest.Item) -> None:
         # Built here, while the trace folder exists (and on the worker that ran the test).
         entry.detail = build_detail(cascade, trace_dir=snap.trace_dir, manifest=manifest)
     _record(item, entry)
-    if outcome == "fail":
-        complete = item.config.get_verbosity() > 0  # -v: every failing claim, else the first ten
-        pytest.fail(render_cascade_failure(cascade, shortfalls, max_claims=None if complete else MAX_FAILURE_CLAIMS),
-                    pytrace=False)
+    if outcome == "fail":  # the first ten failing claims, every one with -v
+        pytest.fail(render_cascade_failure(cascade, shortfalls), pytrace=False)
 
 
 def _record_mode_of(item: pytest.Item) -> str:
@@ -562,10 +575,72 @@ def _record_mode_of(item: pytest.Item) -> str:
     return fence_settings.resolve_settings(cli=state.cli, ini=state.ini).record_mode
 
 
+# The test's cassette, opened before its first fixture is set up and closed after its last teardown.
+_CASSETTE_STACK = pytest.StashKey[contextlib.ExitStack]()
+_CASSETTE = pytest.StashKey[Any]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    # Model calls of fixtures (a function fixture that drafts with the LLM, a module fixture set up for
+    # this test) are served from the test's cassette like the body's: nothing leaves the machine on replay.
+    if not _uses_fence(item):
+        return (yield)
+    from pytest_auditfence.cassettes import check_cassette, translate_misses
+    from pytest_auditfence.errors import CassetteMissError, CassetteYamlError
+
+    stack = item.stash[_CASSETTE_STACK] = contextlib.ExitStack()
+    try:  # a damaged cassette is this test's audit error in every report, not a raw yaml traceback
+        check_cassette(_cassette_file(item), item.nodeid)
+        # The record mode of the command line or ini; fence_snapshot applies a fence_config one.
+        item.stash[_CASSETTE] = stack.enter_context(_test_cassette(item, _record_mode_of(item)))
+        with translate_misses(item.nodeid):
+            return (yield)
+    except (CassetteMissError, CassetteYamlError) as exc:
+        problem = exc
+    _fail_on_cassette_miss(item, problem, record=_MARKER_KWARGS in item.stash)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any], request: pytest.FixtureRequest) -> Iterator[Any]:
+    # pytest-recording's `vcr` fixture opens its cassette while the test is set up: our filters and
+    # matching apply from then on, also to the calls of fixtures set up after it.
+    result = yield
+    if fixturedef.argname == "vcr" and result is not None and isinstance(request.node, pytest.Item) \
+            and _uses_fence(request.node):
+        from vcr.cassette import Cassette
+
+        from pytest_auditfence.cassettes import adopt_cassette
+
+        if isinstance(result, Cassette):
+            their_config = request.getfixturevalue("vcr_config") if "vcr_config" in request.fixturenames else None
+            adopt_cassette(result, _filters(request.config), matching=not _user_matchers(their_config))
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    stack = item.stash.get(_CASSETTE_STACK, None)
+    if stack is None:
+        return (yield)
+    from pytest_auditfence.cassettes import translate_misses
+    from pytest_auditfence.errors import CassetteMissError
+
+    del item.stash[_CASSETTE_STACK]
+    if _CASSETTE in item.stash:
+        del item.stash[_CASSETTE]
+    try:
+        with stack, translate_misses(item.nodeid):  # the cassette closes after the last finalizer ran
+            return (yield)
+    except CassetteMissError as exc:
+        miss = exc
+    _fail_on_cassette_miss(item, miss, record=False)  # the test's own outcome is already reported
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
-    # Every test that uses a fence fixture, marked or not, runs its body inside the test's cassette:
-    # in replay mode no request leaves the machine (it replays, or it is a miss naming the fix).
+    # Every test that uses a fence fixture, marked or not, runs inside the test's cassette (open since
+    # its set-up): in replay mode no request leaves the machine (it replays, or it is a miss naming the fix).
     if not _uses_fence(item):
         return (yield)
     from pytest_auditfence.cassettes import translate_misses
@@ -575,14 +650,8 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     settings = item.stash.get(_SETTINGS, None)
     miss: CassetteMissError | None = None
     result = None
-    from pytest_auditfence.cassettes import check_cassette
-    from pytest_auditfence.errors import CassetteYamlError
-
-    try:  # a damaged cassette is this test's audit error in every report, not a raw yaml traceback
-        check_cassette(_cassette_file(item), item.nodeid)
-    except CassetteYamlError as exc:
-        _fail_on_cassette_miss(item, exc, record=marked)
-    # One cassette for the whole test: the app's own model calls in the body and the auditor's after it.
+    # One cassette for the whole test: the app's own model calls in the body and the auditor's after it
+    # (a cassette a fixture opened in between, e.g. a suite's own vcr.use_cassette, gets our filters).
     with _test_cassette(item, _record_mode_of(item)):
         try:
             with translate_misses(item.nodeid):

@@ -18,6 +18,21 @@ MODES: tuple[str, ...] = ("deterministic", "llm")
 
 MARKER_NAME = "fence"
 
+MAX_FAILURE_CLAIMS = 10
+"""Failing claims a failure message shows by default (the rest are counted); with -v, all of them."""
+_failure_claims: list[int | None] = [MAX_FAILURE_CLAIMS]
+
+
+def failure_claims_shown() -> int | None:
+    """How many failing claims a failure message shows now (None: all): what the pytest run asked for."""
+    return _failure_claims[0]
+
+
+def show_failure_claims(limit: int | None) -> int | None:
+    """Set how many failing claims failure messages show (the plugin: None under -v); returns the old value."""
+    previous, _failure_claims[0] = _failure_claims[0], limit
+    return previous
+
 
 class SettingsError(ValueError):
     """A setting got a value of the wrong type or out of range; the message is complete on its own."""

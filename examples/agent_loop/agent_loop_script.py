@@ -11,6 +11,11 @@ from __future__ import annotations
 
 from pytest_auditfence.testing import AuditorRule, ChatRequest, ClaimPlan, Reply, ReviewPlan, ToolCall
 
+# The key the agent's ChatOpenAI carries (conftest.py). Looks like a real key on purpose: the cassettes
+# must not contain it (the tests check). Test modules import it from here: a module named `conftest` is
+# whichever folder's conftest pytest loaded last when several example folders run on one command line.
+API_KEY = "sk-proj-agentloopEXAMPLEkey0123456789abcdef"
+
 TICKER = "HALV"
 QUESTION = f"Brief me on {TICKER}: fundamentals, recent news and what analysts expect."
 

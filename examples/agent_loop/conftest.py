@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from agent_loop_script import API_KEY
 
 # Nothing listens on the discard port: a call that is not in the cassette could not be answered live.
 REPLAY_BASE_URL = "http://127.0.0.1:9/v1"
-# Looks like a real key on purpose: the cassettes must not contain it (tests check).
-API_KEY = "sk-proj-agentloopEXAMPLEkey0123456789abcdef"
 
 
 def _chat_model(base_url: str) -> Any:

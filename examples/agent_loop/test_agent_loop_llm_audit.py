@@ -9,8 +9,7 @@ from pathlib import Path
 
 import agent_loop_app
 import pytest
-from agent_loop_script import FINAL_ANSWER, PLANTED, QUESTION
-from conftest import API_KEY
+from agent_loop_script import API_KEY, FINAL_ANSWER, PLANTED, QUESTION
 
 from pytest_auditfence import assert_claim_traced
 

@@ -127,3 +127,33 @@ def test_llm_mode_failure_shows_the_confidence_and_the_reviewers_caveat(pytester
         "    reviewer: keep: *",
         "    chain: __report__ report.md:*",
     ])
+
+
+ASSERTED = '''
+from pytest_auditfence import assert_traceable
+from segments import app
+
+
+def test_segments_asserted(fence_snapshot, fence_audit):
+    out = app.invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
+    assert_traceable(fence_audit(final_document=out["report"]), min_coverage=1.0, max_hallucinations=0)
+'''
+
+
+def assertion_lines(result: pytest.RunResult) -> list[str]:
+    """The AssertionError's message in the FAILURES section, without pytest's `E` margin."""
+    return [line[1:].strip() for line in failure_report(result) if line.startswith("E ")]
+
+
+def test_assert_traceable_shows_the_first_ten_failing_claims_and_all_of_them_with_v(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(segments=APP, test_asserted=ASSERTED)
+    short = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    short.assert_outcomes(failed=1)
+    assert claim_ids(assertion_lines(short)) == [f"c{i:03d}" for i in range(1, 11)]
+    short.stdout.fnmatch_lines(["E   *... and 2 more failing claim(s); run pytest with -v to see all of them*"])
+    complete = pytester.runpytest_subprocess("-v", "-p", "no:cacheprovider")
+    complete.assert_outcomes(failed=1)
+    assert claim_ids(assertion_lines(complete)) == [f"c{i:03d}" for i in range(1, SEGMENTS + 1)]
+    complete.stdout.no_fnmatch_line("*more failing claim(s)*")

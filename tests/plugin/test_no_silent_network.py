@@ -159,7 +159,17 @@ def test_recording_works_the_same_for_marked_and_unmarked_tests(
 
 VCR_TESTS = '''
 import pytest
-from llmapp import build
+from llmapp import build, model
+
+
+@pytest.fixture
+def drafted():
+    return model().invoke("Write the report: AAPL").content
+
+
+@pytest.mark.vcr
+def test_vcr_and_a_fixture_call(drafted, fence_snapshot):
+    assert "383.3" in drafted
 
 
 @pytest.mark.vcr
@@ -183,9 +193,10 @@ def test_pytest_recording_cassettes_replay_on_another_port_without_secrets(
     with ScriptedOpenAIServer(rule=answer) as server:
         monkeypatch.setenv("APP_BASE_URL", server.base_url)
         recorded = suite.runpytest_subprocess("--record-mode=once", "-p", "no:cacheprovider")
-    recorded.assert_outcomes(passed=2)
+    recorded.assert_outcomes(passed=3)
     files = cassette_files(suite.path)
-    assert files == ["cassettes/test_app/test_vcr_and_fence.yaml", "cassettes/test_app/test_vcr_and_fence_fixture.yaml"]
+    assert files == ["cassettes/test_app/test_vcr_and_a_fixture_call.yaml", "cassettes/test_app/test_vcr_and_fence.yaml",
+                     "cassettes/test_app/test_vcr_and_fence_fixture.yaml"]
     for file in files:
         data = yaml.safe_load((suite.path / file).read_text())
         (request,) = [i["request"] for i in data["interactions"]]
@@ -194,7 +205,7 @@ def test_pytest_recording_cassettes_replay_on_another_port_without_secrets(
         assert QUERY_KEY not in request["uri"] and API_KEY not in (suite.path / file).read_text()
     # the user configured no matchers: the replay on another port (the discard port) still matches
     replayed = suite.runpytest_subprocess("--record-mode=none", "-p", "no:cacheprovider")
-    replayed.assert_outcomes(passed=2)
+    replayed.assert_outcomes(passed=3)
 
 
 def test_a_miss_in_a_pytest_recording_cassette_names_its_own_record_option(
@@ -202,10 +213,95 @@ def test_a_miss_in_a_pytest_recording_cassette_names_its_own_record_option(
 ) -> None:
     suite.makepyfile(test_app=VCR_TESTS)
     result = suite.runpytest_subprocess("--record-mode=none", "-p", "no:cacheprovider")
-    result.assert_outcomes(errors=2)
+    result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines([
         "*ERROR at call of test_vcr_and_fence_fixture*",
         "cassette miss: POST http://127.0.0.1/v1/chat/completions has no recorded response in "
         "cassettes/test_app/test_vcr_and_fence_fixture.yaml (record mode 'none')",
         "  re-record: pytest test_app.py::test_vcr_and_fence_fixture --record-mode=once",
     ])
+    result.stdout.fnmatch_lines([
+        "*ERROR at setup of test_vcr_and_a_fixture_call*",
+        "cassette miss: POST http://127.0.0.1/v1/chat/completions has no recorded response in "
+        "cassettes/test_app/test_vcr_and_a_fixture_call.yaml (record mode 'none')",
+        "  re-record: pytest test_app.py::test_vcr_and_a_fixture_call --record-mode=once",
+    ])
+
+
+FIXTURE_TESTS = '''
+import pytest
+from llmapp import build, model
+
+
+@pytest.fixture
+def drafted():
+    """A fixture that calls the model while it is set up, before the test body runs."""
+    return model().invoke("Write the report: AAPL").content
+
+
+@pytest.fixture(scope="module")
+def shared_draft():
+    """Set up once, during the set-up of the first test that asks for it."""
+    return model().invoke("Write the shared report: AAPL").content
+
+
+@pytest.fixture
+def reviewed_after():
+    yield
+    model().invoke("Review the report: AAPL")  # called at teardown
+
+
+def test_setup_call(drafted, fence_snapshot):
+    assert "383.3" in drafted
+
+
+def test_module_fixture_call(shared_draft, fence_snapshot):
+    assert "383.3" in shared_draft
+
+
+def test_teardown_call(reviewed_after, fence_snapshot):
+    pass
+
+
+@pytest.mark.fence
+def test_marked_setup_call(drafted, fence_snapshot):
+    out = build().invoke({"ticker": "AAPL"}, config=fence_snapshot.config())
+    fence_snapshot.set_report(out["report"])
+'''
+
+FIXTURE_NAMES = ("test_marked_setup_call", "test_module_fixture_call", "test_setup_call", "test_teardown_call")
+
+
+def test_model_calls_of_fixture_set_up_and_teardown_are_served_from_the_cassette_too(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite.makepyfile(test_app=FIXTURE_TESTS)
+    with ScriptedOpenAIServer(rule=answer) as server:  # live: a silent call at set-up would reach it
+        monkeypatch.setenv("APP_BASE_URL", server.base_url)
+        result = suite.runpytest_subprocess("-p", "no:cacheprovider")
+        reached = list(server.requests)
+    assert reached == []
+    result.assert_outcomes(passed=1, errors=4)  # test_teardown_call passes its call, errors at teardown
+    for name, phase in (("test_setup_call", "setup"), ("test_module_fixture_call", "setup"),
+                        ("test_marked_setup_call", "setup"), ("test_teardown_call", "teardown")):
+        result.stdout.fnmatch_lines([
+            f"*ERROR at {phase} of {name}*",
+            f"cassette miss: POST http://127.0.0.1/v1/chat/completions has no recorded response in "
+            f"cassettes/test_app/{name}.yaml (record mode 'none')",
+            f"  re-record: pytest test_app.py::{name} --fence-record-mode=once",
+        ])
+    assert cassette_files(suite.path) == []
+
+    with ScriptedOpenAIServer(rule=answer) as server:
+        monkeypatch.setenv("APP_BASE_URL", server.base_url)
+        recorded = suite.runpytest_subprocess("--fence-record-mode=once", "-p", "no:cacheprovider")
+        calls = len(server.chat_requests)
+    recorded.assert_outcomes(passed=4)
+    assert calls == 5  # one per fixture, and the marked test's app
+    assert cassette_files(suite.path) == [f"cassettes/test_app/{name}.yaml" for name in FIXTURE_NAMES]
+    for name in FIXTURE_NAMES:
+        assert API_KEY not in (suite.path / f"cassettes/test_app/{name}.yaml").read_text()
+    monkeypatch.setenv("APP_BASE_URL", CLOSED)
+    replayed = suite.runpytest_subprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=4)
+    replayed.stdout.no_fnmatch_line("*unused cassette*")
