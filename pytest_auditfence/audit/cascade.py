@@ -406,6 +406,8 @@ class _Auditor:
         self.received: dict[str, AuditUnit | None] = {}
         self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
+        self.raw_periods: frozenset[str] | None = None  # see _raw_periods
+        self._building_raw = False
         self.errors: list[str] = []
 
     # -- inputs ------------------------------------------------------------------------------
@@ -570,9 +572,29 @@ class _Auditor:
     def raw_unit(self) -> AuditUnit:
         unit = self.units.get(RAW_UNIT)
         if unit is None:
-            records = [f for f in self.manifest.files if f.kind in RAW_FILE_KINDS or f.kind in self.input_kinds]
-            unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], records)
+            records = self._raw_records()
+            self._building_raw = True
+            try:
+                unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], records)
+            finally:
+                self._building_raw = False
         return unit
+
+    def _raw_periods(self) -> frozenset[str]:
+        """The periods the run's raw data names (see verify.verdict.periods_named), computed once."""
+        if self.raw_periods is None:
+            from pytest_auditfence.verify import SourceIndex
+            from pytest_auditfence.verify.verdict import periods_named
+
+            unit = self.units.get(RAW_UNIT)  # not made a unit here: the LLM auditor lists the units it used
+            sources = [self._source(r) for r in sorted({r.path: r for r in self._raw_records()}.values(),
+                                                       key=lambda r: r.path)]
+            index = unit.index if unit is not None else SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+            self.raw_periods = periods_named(index)
+        return self.raw_periods
+
+    def _raw_records(self) -> list[FileRecord]:
+        return [f for f in self.manifest.files if f.kind in RAW_FILE_KINDS or f.kind in self.input_kinds]
 
     # -- tracing -----------------------------------------------------------------------------
     def _check(self, claim: ClaimRecord, unit: AuditUnit) -> ClaimRecord:
@@ -593,6 +615,10 @@ class _Auditor:
         index = self.indexes.get(key)
         if index is None:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+            if not self._building_raw:
+                # a hop asks where a figure came from; whether a period the claim names is made up is the
+                # raw data's question
+                index.memo["period keys"] = self._raw_periods()
         return index
 
     def _step_of(self, path: str) -> str | None:

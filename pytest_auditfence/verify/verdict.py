@@ -284,22 +284,30 @@ def _missing_identifiers(claim: ClaimRecord, index: SourceIndex) -> list[AtomRes
     return missing
 
 
+def periods_named(index: SourceIndex) -> frozenset[str]:
+    """Every period key ('Q3', '2019') the sources of `index` name in any form: in their text ('second
+    quarter', '2Q', 'Q2 2020'; a year's digits anywhere) and in their tables' headers and cell periods (page
+    text stacks 'Third' over 'Quarter')."""
+    keys: set[str] = set()
+    for f in range(len(index.sources)):
+        text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
+        keys.update(key for _, _, key in quantities.period_mentions(text))
+        keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
+        for label in set(index.files[f].labels.values()):
+            keys.update(f"{year}" for year, _ in label.periods)
+            keys.update(part for _, part in label.periods if part)
+            keys.update(key for _, _, key in quantities.period_mentions(" ".join(label.columns)))
+    return frozenset(keys)
+
+
 def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
-    """The periods the claim names ('Q2', 'the third quarter of 2020', 'in 2022') that no source names in any
-    form ('second quarter', '2Q', 'Q2 2020'; a year's digits anywhere): a period no source names is made up."""
+    """The periods the claim names ('Q2', 'the third quarter of 2020', 'in 2022') that no source names: a period
+    no source names is made up. A caller may set `index.memo["period keys"]` to the periods of a wider set of
+    sources (the cascade's hops use the whole run's raw data: a hop checks where a figure came from, the
+    raw data decides whether a period is made up)."""
     named = index.memo.get("period keys")
     if named is None:
-        keys: set[str] = set()
-        for f in range(len(index.sources)):
-            text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
-            keys.update(key for _, _, key in quantities.period_mentions(text))
-            keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
-            # a table names a period in its cells' labels too: page text stacks 'Third' over 'Quarter'
-            for label in set(index.files[f].labels.values()):
-                keys.update(f"{year}" for year, _ in label.periods)
-                keys.update(part for _, part in label.periods if part)
-                keys.update(key for _, _, key in quantities.period_mentions(" ".join(label.columns)))
-        named = index.memo["period keys"] = frozenset(keys)
+        named = index.memo["period keys"] = periods_named(index)
     missing: dict[str, str] = {}
     for start, end, key in quantities.period_mentions(claim.claim):
         if key not in named:  # type: ignore[operator]
