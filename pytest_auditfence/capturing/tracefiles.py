@@ -80,13 +80,15 @@ class LineSharer:
             if run is not None:
                 target, j, indent, length = run
                 out.append(_reference_line(j + 1, j + length, target, indent))
-                self._remember(path, i, line)
                 shared = True
                 i += length
                 continue
             out.append(_LITERAL + line if line.startswith(_PREFIX) else line)
-            self._remember(path, i, line)
             i += 1
+        # remembered only now: a file refers to files stored before it, never to its own lines (a reader
+        # would meet a reference to the file it is resolving)
+        for position, line in enumerate(lines):
+            self._remember(path, position, line)
         if not shared and not text.startswith(_PREFIX):
             return text
         return "\n".join(out)
