@@ -616,9 +616,13 @@ class _Auditor:
         if index is None:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
             if not self._building_raw:
-                # a hop asks where a figure came from; whether a period the claim names is made up is the
-                # raw data's question
-                index.memo["period keys"] = self._raw_periods()
+                # a hop asks where a figure came from: a period the claim names passes a hop when the hop's
+                # sources or the run's raw data name it (a loop's later round is given the date of an earlier
+                # tool call); a period named nowhere stops at the first hop that lacks it, its introducer.
+                # Whether the period is made up at all is the raw data's verdict.
+                from pytest_auditfence.verify.verdict import periods_named
+
+                index.memo["period keys"] = periods_named(index) | self._raw_periods()
         return index
 
     def _step_of(self, path: str) -> str | None:
