@@ -407,7 +407,6 @@ class _Auditor:
         self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
         self.raw_periods: frozenset[str] | None = None  # see _raw_periods
-        self._building_raw = False
         self.errors: list[str] = []
 
     # -- inputs ------------------------------------------------------------------------------
@@ -439,7 +438,7 @@ class _Auditor:
               step: str | None = None) -> AuditUnit:
         from pytest_auditfence.fence import Fence
 
-        unique = sorted({r.path: r for r in records}.values(), key=lambda r: r.path)
+        unique = _by_path(records)
         sources = [self._source(r) for r in unique]
         fence = Fence(self.trace_dir, sources, self.document, name=name,
                       min_evidence_length=self.policy.min_evidence_length)
@@ -572,25 +571,17 @@ class _Auditor:
     def raw_unit(self) -> AuditUnit:
         unit = self.units.get(RAW_UNIT)
         if unit is None:
-            records = self._raw_records()
-            self._building_raw = True
-            try:
-                unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], records)
-            finally:
-                self._building_raw = False
+            unit = self.units[RAW_UNIT] = self._unit("raw data", RAW_UNIT, [], self._raw_records())
         return unit
 
     def _raw_periods(self) -> frozenset[str]:
         """The periods the run's raw data names (see verify.verdict.periods_named), computed once."""
         if self.raw_periods is None:
-            from pytest_auditfence.verify import SourceIndex
             from pytest_auditfence.verify.verdict import periods_named
 
-            unit = self.units.get(RAW_UNIT)  # not made a unit here: the LLM auditor lists the units it used
-            sources = [self._source(r) for r in sorted({r.path: r for r in self._raw_records()}.values(),
-                                                       key=lambda r: r.path)]
-            index = unit.index if unit is not None else SourceIndex.build(self.trace_dir, sources, cache=self.cache)
-            self.raw_periods = periods_named(index)
+            # the raw data's index, not its unit: the LLM auditor lists the units it used
+            sources = [self._source(r) for r in _by_path(self._raw_records())]
+            self.raw_periods = periods_named(self._index(sources))
         return self.raw_periods
 
     def _raw_records(self) -> list[FileRecord]:
@@ -615,14 +606,11 @@ class _Auditor:
         index = self.indexes.get(key)
         if index is None:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
-            if not self._building_raw:
-                # a hop asks where a figure came from: a period the claim names passes a hop when the hop's
-                # sources or the run's raw data name it (a loop's later round is given the date of an earlier
-                # tool call); a period named nowhere stops at the first hop that lacks it, its introducer.
-                # Whether the period is made up at all is the raw data's verdict.
-                from pytest_auditfence.verify.verdict import periods_named
-
-                index.memo["period keys"] = periods_named(index) | self._raw_periods()
+            # a hop asks where a figure came from: a period the claim names passes a hop when the hop's sources
+            # or the run's raw data name it (a loop's later round is given the date of an earlier tool call); a
+            # period named nowhere stops at the first hop that lacks it, its introducer. For the raw data's own
+            # index the union is its own periods: whether a period is made up is the raw data's verdict.
+            index.memo["periods elsewhere"] = self._raw_periods
         return index
 
     def _step_of(self, path: str) -> str | None:
@@ -1082,6 +1070,11 @@ def checked_claims(document: str, claims: Iterable[ClaimRecord]) -> list[ClaimRe
         unique.setdefault((claim.start, claim.end), claim)
     ordered = sorted(unique.values(), key=lambda c: (c.start, c.end))
     return [c.model_copy(update={"id": f"c{i:03d}"}) for i, c in enumerate(ordered, start=1)]
+
+
+def _by_path(records: Iterable[FileRecord]) -> list[FileRecord]:
+    """One record per path, in path order."""
+    return sorted({r.path: r for r in records}.values(), key=lambda r: r.path)
 
 
 def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:

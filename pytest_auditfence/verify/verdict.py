@@ -302,14 +302,18 @@ def periods_named(index: SourceIndex) -> frozenset[str]:
 
 def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
     """The periods the claim names ('Q2', 'the third quarter of 2020', 'in 2022') that no source names: a period
-    no source names is made up. A caller may set `index.memo["period keys"]` to the periods of a wider set of
-    sources (the cascade's hops use the whole run's raw data: a hop checks where a figure came from, the
-    raw data decides whether a period is made up)."""
+    no source names is made up. A caller may set `index.memo["periods elsewhere"]` to a function giving the
+    periods of a wider set of sources that count as named too (the cascade's hops: the run's raw data)."""
+    mentions = quantities.period_mentions(claim.claim)
+    if not mentions:
+        return []
     named = index.memo.get("period keys")
     if named is None:
-        named = index.memo["period keys"] = periods_named(index)
+        elsewhere = index.memo.get("periods elsewhere")
+        named = periods_named(index) | (elsewhere() if callable(elsewhere) else frozenset())
+        index.memo["period keys"] = named
     missing: dict[str, str] = {}
-    for start, end, key in quantities.period_mentions(claim.claim):
+    for start, end, key in mentions:
         if key not in named:  # type: ignore[operator]
             missing.setdefault(key, claim.claim[start:end])
     return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
