@@ -115,10 +115,7 @@ class LineSharer:
             k, chars = 0, 0
             while i + k < n and j + k < len(theirs):
                 mine, old = lines[i + k], theirs[j + k]
-                if shift == 0:
-                    if mine != old:
-                        break
-                elif old:
+                if old:
                     if len(mine) != len(old) + shift or not mine.endswith(old) or not mine.startswith(pad):
                         break
                 elif mine:
