@@ -273,20 +273,24 @@ class Redactor:
     def _builtin(self, s: str) -> str:
         # Repeat until nothing changes: a replacement can expose a neighbour to a boundary rule.
         # Each round replaces unredacted characters by markers only, so this ends.
+        # Each hint is looked for once per round (a trace file can be megabytes: one scan per hint, not per
+        # rule that names it).
         lowered = s.lower()
-        if not any(h in lowered for h in _ALL_HINTS) and not any(v in s for v in self._env_values):
+        present = {h for h in _ALL_HINTS if h in lowered}
+        if not present and not any(v in s for v in self._env_values):
             return s
         while True:
             before = s
             if self._env_pattern is not None and any(v in s for v in self._env_values):
                 s = _outside_markers(s, lambda part: self._env_pattern.sub(self._env_marker, part))  # type: ignore[union-attr]
-                lowered = s.lower()
+                present = {h for h in _ALL_HINTS if h in s.lower()}
             for rule in _RULES:
-                if any(hint in lowered for hint in rule.hints):
+                if not present.isdisjoint(rule.hints):
                     s = _outside_markers(s, lambda part, rule=rule: _apply(rule, part))
             if s == before:
                 return s
             lowered = s.lower()
+            present = {h for h in _ALL_HINTS if h in lowered}
 
     def _env_marker(self, match: re.Match[str]) -> str:
         return marker(f"env:{self._env_names[match.group()]}")

@@ -401,23 +401,84 @@ def render_text(value: Any, *, wrap_at: int = 400) -> str:
             f"render_text(wrap_at=...) got {wrap_at!r}; it must be an int of at least {MIN_WRAP_AT} "
             f"(the default is 400). Pass a larger wrap_at."
         )
-    renderer = _Renderer(wrap_at)
-    renderer.value(to_jsonable(value), 0, 0)
-    return _wrap_lines(renderer.lines, wrap_at)
+    return render_jsonable(to_jsonable(value), wrap_at=wrap_at)
+
+
+class RenderCache:
+    """What the files of one materialisation render alike, rendered once: a node's input is the whole state
+    again, so the same messages and tool outputs (the same objects, as the blob reader shares them) sit in
+    every later input and model call. Keyed by the object's identity; each entry keeps its object alive, so
+    an id is never reused meanwhile. Only for values nobody changes while the cache lives."""
+
+    __slots__ = ("blocks", "structures")
+
+    def __init__(self) -> None:
+        # (id, kind, indent, depth) -> (object, block): a rendered string or message at that indent
+        self.blocks: dict[tuple[int, int, int, int], tuple[Any, _Block]] = {}
+        self.structures: dict[int, tuple[str, Any]] = {}  # id(str) -> (str, the structure it holds or None)
+
+
+def render_jsonable(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = None) -> str:
+    """`render_text` of data that is `to_jsonable` output already (it is idempotent): no second conversion.
+    `cache` shares the rendering of repeated long strings and messages between calls (see RenderCache)."""
+    renderer = _Renderer(wrap_at, cache)
+    renderer.value(data, 0, 0)
+    return "\n".join(_wrapped(renderer.lines, wrap_at)) + "\n"
+
+
+# A string at least this long (or a message) is rendered once per indent and reused (RenderCache).
+_BLOCK_MIN = 256
+_BLOCK = -1  # the indent of a (logical line) entry that is a rendered _Block
+
+
+class _Block:
+    """The lines one value rendered to at one indent: as logical (indent, text) lines, and wrapped."""
+
+    __slots__ = ("lines", "wrapped")
+
+    def __init__(self, lines: list[tuple[int, Any]], wrap_at: int) -> None:
+        self.lines = lines
+        self.wrapped = _wrapped(lines, wrap_at)
 
 
 class _Renderer:
-    """Collects logical lines as (indent, text); wrapping happens once at the end."""
+    """Collects logical lines as (indent, text); wrapping happens once at the end. An entry whose indent is
+    _BLOCK holds a _Block rendered (and wrapped) before."""
 
-    def __init__(self, wrap_at: int) -> None:
+    def __init__(self, wrap_at: int, cache: RenderCache | None = None) -> None:
         self.wrap_at = wrap_at
-        self.lines: list[tuple[int, str]] = []
+        self.lines: list[tuple[int, Any]] = []
+        self.cache = cache
 
     def emit(self, indent: int, text: str) -> None:
         self.lines.append((indent, text))
 
+    def _reused(self, obj: Any, kind: int, indent: int, depth: int, render: Any) -> None:
+        """Emit what `render()` emits for `obj`, rendered once per (obj, kind, indent, depth) per cache."""
+        key = (id(obj), kind, indent, depth)
+        hit = self.cache.blocks.get(key)  # type: ignore[union-attr]
+        if hit is None or hit[0] is not obj:
+            outer, self.lines = self.lines, []
+            try:
+                render()
+            finally:
+                inner, self.lines = self.lines, outer
+            hit = self.cache.blocks[key] = (obj, _Block(inner, self.wrap_at))  # type: ignore[union-attr]
+        self.lines.append((_BLOCK, hit[1]))
+
+    def _structure(self, value: Any, depth: int) -> Any:
+        if self.cache is None or not isinstance(value, str) or len(value) < _BLOCK_MIN:
+            return _structure_of(value, depth)
+        hit = self.cache.structures.get(id(value))
+        if hit is None or hit[0] is not value or depth >= MAX_DEPTH:
+            structure = _structure_of(value, depth)
+            if depth < MAX_DEPTH:
+                self.cache.structures[id(value)] = (value, structure)
+            return structure
+        return hit[1]
+
     def value(self, value: Any, indent: int, depth: int) -> None:
-        structure = _structure_of(value, depth)
+        structure = self._structure(value, depth)
         if structure is not None:
             value, depth = structure, depth + 1
         if isinstance(value, dict):
@@ -434,13 +495,19 @@ class _Renderer:
             else:
                 self.sequence(value, indent, depth)
         elif isinstance(value, str):
-            lines = value.splitlines() or [""]
-            if len(lines) == 1:
-                self.emit(indent, _scalar(value))
+            if self.cache is not None and len(value) >= _BLOCK_MIN:
+                self._reused(value, 0, indent, 0, lambda: self._string(value, indent))
             else:
-                self.text_block(lines, indent)
+                self._string(value, indent)
         else:
             self.emit(indent, _scalar(value))
+
+    def _string(self, value: str, indent: int) -> None:
+        lines = value.splitlines() or [""]
+        if len(lines) == 1:
+            self.emit(indent, _scalar(value))
+        else:
+            self.text_block(lines, indent)
 
     def text_block(self, lines: list[str], indent: int) -> None:
         for line in lines:
@@ -448,7 +515,7 @@ class _Renderer:
 
     def entry(self, key: str, value: Any, indent: int, depth: int) -> None:
         label = _key_label(key)
-        structure = _structure_of(value, depth)
+        structure = self._structure(value, depth)
         if structure is not None:
             value, depth = structure, depth + 1
         if isinstance(value, (dict, list)):
@@ -459,11 +526,15 @@ class _Renderer:
             self.value(value, indent + 2, depth + 1)
             return
         if isinstance(value, str):
-            lines = value.splitlines()
-            if len(lines) > 1:
-                self.emit(indent, f"{label}:")
-                self.text_block(lines, indent + 2)
-                return
+            if "\n" in value or not value.isprintable():  # else it is one line (splitlines splits at no other)
+                lines = value.splitlines()
+                if len(lines) > 1:
+                    self.emit(indent, f"{label}:")
+                    if self.cache is not None and len(value) >= _BLOCK_MIN:
+                        self._reused(value, 1, indent + 2, 0, lambda: self.text_block(lines, indent + 2))
+                    else:
+                        self.text_block(lines, indent + 2)
+                    return
         self.emit(indent, f"{label}: {_scalar(value)}")
 
     def sequence(self, items: list[Any], indent: int, depth: int) -> None:
@@ -479,6 +550,8 @@ class _Renderer:
         for item in items:
             start = len(self.lines)
             self.value(item, indent + 2, depth + 1)
+            while self.lines[start][0] == _BLOCK:  # the dash goes on the block's first line: open it up
+                self.lines[start:start + 1] = self.lines[start][1].lines
             first_indent, first_text = self.lines[start]
             prefix = "- " if first_text else "-"
             if first_indent == indent + 2:
@@ -487,6 +560,12 @@ class _Renderer:
                 self.lines.insert(start, (indent, "-"))
 
     def message(self, message: dict[str, Any], indent: int, depth: int) -> None:
+        if self.cache is not None:
+            self._reused(message, 2, indent, depth, lambda: self._message(message, indent, depth))
+        else:
+            self._message(message, indent, depth)
+
+    def _message(self, message: dict[str, Any], indent: int, depth: int) -> None:
         header = [str(message["type"])]
         if message.get("name"):
             header.append(f"name={_inline(message['name'])}")
@@ -620,11 +699,14 @@ def _table(items: list[Any]) -> list[str] | None:
     return rows
 
 
-def _wrap_lines(lines: list[tuple[int, str]], wrap_at: int) -> str:
+def _wrapped(lines: list[tuple[int, Any]], wrap_at: int) -> list[str]:
     # Deep nesting is capped so that a line always keeps room for its text.
     max_indent = wrap_at // 2
     out: list[str] = []
     for indent, text in lines:
+        if indent == _BLOCK:
+            out.extend(text.wrapped)
+            continue
         indent = min(indent, max_indent)
         if not text:
             out.append("")
@@ -649,7 +731,7 @@ def _wrap_lines(lines: list[tuple[int, str]], wrap_at: int) -> str:
                 piece, nxt = text[pos : pos + width], pos + width
             out.append((pad if first else cont_pad) + piece)
             pos, first, width = nxt, False, wrap_at - indent - 2
-    return "\n".join(out) + "\n"
+    return out
 
 
 # --------------------------------------------------------------------------------------------

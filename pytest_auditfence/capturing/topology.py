@@ -24,7 +24,7 @@ from pytest_auditfence.manifest import (
     NodeRecord,
     StepRecord,
 )
-from pytest_auditfence.textfmt import BINARY_MARKER, render_text, truncate
+from pytest_auditfence.textfmt import BINARY_MARKER, RenderCache, render_jsonable, truncate
 
 START_NODE = "__start__"
 REPORT_NODE = "__report__"
@@ -435,8 +435,15 @@ def materialize(
     def value(blob: str | None) -> Any:
         return None if blob is None else load(blob)
 
+    # Every value here is JSON data already (loaded from the blobs), and a node's input repeats the messages
+    # of earlier files: rendered without a second conversion, each repeated message and long string once.
+    cache = RenderCache()
+
+    def render(content: Any) -> str:
+        return render_jsonable(content, wrap_at=wrap_at, cache=cache)
+
     def write(path: str, content: Any, *, raw_text: bool = False, **fields: Any) -> None:
-        text = content if raw_text else render_text(content, wrap_at=wrap_at)
+        text = content if raw_text else render(content)
         if redact_text is not None:
             text = redact_text(text)
         binary = BINARY_MARKER in text
@@ -449,7 +456,7 @@ def materialize(
     for number, graph in enumerate(roots, start=1):
         # The user's questions apart from the rest of the input: an echo of "Did revenue grow 14%?" is not
         # evidence that revenue grew 14% (Policy.questions_are_evidence says whether the audit may use them).
-        statements, questions = split_questions(render_text(value(graph.input_blob), wrap_at=wrap_at),
+        statements, questions = split_questions(render(value(graph.input_blob)),
                                                 f"input/r{number}.questions.txt")
         write(f"input/r{number}.txt", statements, raw_text=True, kind="input", node=INPUT_NODE, round=number)
         if questions:
