@@ -18,7 +18,11 @@ MANIFEST_NAME = "manifest.json"
 JOURNAL_NAME = "journal.jsonl"
 BLOBS_DIR = "blobs"
 REPORT_NAME = "report.md"
-MANIFEST_FORMAT_VERSION = 1
+# 2: a blob whose text a raw-data trace file holds line for line is a `lines` entry of the pack, not a copy
+# (capturing/store.py). Format 1 (every blob's bytes in the pack) is still read: its pack is the same but
+# for those entries.
+MANIFEST_FORMAT_VERSION = 2
+READABLE_FORMAT_VERSIONS = (1, 2)
 
 # Name of the pseudo-node that stands for the user's input to the graph.
 INPUT_NODE = "__input__"
@@ -192,10 +196,10 @@ def load_manifest(trace_dir: str | Path) -> Manifest:
     if not isinstance(raw, dict):
         raise ManifestError(f"{path}: expected a JSON object, found {type(raw).__name__}; capture the run again.")
     version = raw.get("format_version")
-    if version != MANIFEST_FORMAT_VERSION:
+    if isinstance(version, bool) or version not in READABLE_FORMAT_VERSIONS:
         raise ManifestError(
-            f"{path}: format_version {version!r}, this pytest-auditfence reads {MANIFEST_FORMAT_VERSION}; "
-            f"capture the run again with this version."
+            f"{path}: format_version {version!r}, this pytest-auditfence reads "
+            f"{' and '.join(map(str, READABLE_FORMAT_VERSIONS))}; capture the run again with this version."
         )
     try:
         manifest = Manifest.model_validate(raw)

@@ -183,7 +183,7 @@ class Snapshot:
         rec.flush()
         if self._manifest is not None and rec.journal.events == self._finalized_seq:
             return self._manifest
-        from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries
+        from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries, text_references
         from pytest_auditfence.capturing.topology import materialize
         from pytest_auditfence.capturing.tracefiles import SHARING_KINDS, share_lines
         from pytest_auditfence.integrity import journal_digest
@@ -202,6 +202,7 @@ class Snapshot:
             wrap_at=self._wrap_at,
             redact_text=self._redactor.text,
         )
+        kept = rec.blobs.referenced_bytes()  # blobs stored as lines of the text files about to be rewritten
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
         made: set[Path] = set()
         kinds = {record.path: record.kind for record in result.manifest.files}
@@ -215,6 +216,11 @@ class Snapshot:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 made.add(path.parent)
             path.write_text(text, encoding="utf-8")
+        # A long string that a raw-data file now holds line for line (a tool's output) keeps one copy: the
+        # file's. Its blob becomes a reference to those lines (store.PACK_NAME says how).
+        raw = ((rel, text, result.placed[rel]) for rel, text in ordered
+               if rel in result.placed and kinds.get(rel) not in SHARING_KINDS and stored[rel] is text)
+        rec.blobs.rewrite(kept, text_references(raw, rec.blobs.pack_index()))
         (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events

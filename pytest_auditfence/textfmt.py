@@ -413,17 +413,29 @@ class RenderCache:
     __slots__ = ("blocks", "structures")
 
     def __init__(self) -> None:
-        # (id, kind, indent, depth) -> (object, block): a rendered string or message at that indent
-        self.blocks: dict[tuple[int, int, int, int], tuple[Any, _Block]] = {}
+        # (id, kind, indent, depth, wrap_at) -> (object, block): a rendered string or message at that indent
+        self.blocks: dict[tuple[int, int, int, int, int], tuple[Any, _Block]] = {}
         self.structures: dict[int, tuple[str, Any]] = {}  # id(str) -> (str, the structure it holds or None)
 
 
 def render_jsonable(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = None) -> str:
     """`render_text` of data that is `to_jsonable` output already (it is idempotent): no second conversion.
     `cache` shares the rendering of repeated long strings and messages between calls (see RenderCache)."""
+    return render_placed(data, wrap_at=wrap_at, cache=cache)[0]
+
+
+# Where a long string sits in a rendered text: (the string, index of its first line, number of lines, the
+# indent in front of each non-empty line). A hint only: whoever uses it checks the lines against the string.
+Placement = tuple[str, int, int, int]
+
+
+def render_placed(data: Any, *, wrap_at: int = 400, cache: RenderCache) -> tuple[str, list[Placement]]:
+    """`render_jsonable`, and where each long string (at least _BLOCK_MIN characters, rendered as lines of
+    its own) was placed in the text."""
     renderer = _Renderer(wrap_at, cache)
     renderer.value(data, 0, 0)
-    return "\n".join(_wrapped(renderer.lines, wrap_at)) + "\n"
+    placed: list[Placement] = []
+    return "\n".join(_wrapped(renderer.lines, wrap_at, placed)) + "\n", placed
 
 
 # A string at least this long (or a message) is rendered once per indent and reused (RenderCache).
@@ -432,13 +444,17 @@ _BLOCK = -1  # the indent of a (logical line) entry that is a rendered _Block
 
 
 class _Block:
-    """The lines one value rendered to at one indent: as logical (indent, text) lines, and wrapped."""
+    """The lines one value rendered to at one indent: as logical (indent, text) lines, wrapped, and where the
+    long strings in it were placed (relative to its first line)."""
 
-    __slots__ = ("lines", "wrapped")
+    __slots__ = ("lines", "wrapped", "placed")
 
-    def __init__(self, lines: list[tuple[int, Any]], wrap_at: int) -> None:
+    def __init__(self, lines: list[tuple[int, Any]], wrap_at: int, string: str | None, indent: int) -> None:
         self.lines = lines
-        self.wrapped = _wrapped(lines, wrap_at)
+        self.placed: list[Placement] = []
+        self.wrapped = _wrapped(lines, wrap_at, self.placed)
+        if string is not None and self.wrapped:
+            self.placed.append((string, 0, len(self.wrapped), min(indent, wrap_at // 2)))
 
 
 class _Renderer:
@@ -455,7 +471,7 @@ class _Renderer:
 
     def _reused(self, obj: Any, kind: int, indent: int, depth: int, render: Any) -> None:
         """Emit what `render()` emits for `obj`, rendered once per (obj, kind, indent, depth) per cache."""
-        key = (id(obj), kind, indent, depth)
+        key = (id(obj), kind, indent, depth, self.wrap_at)
         hit = self.cache.blocks.get(key)  # type: ignore[union-attr]
         if hit is None or hit[0] is not obj:
             outer, self.lines = self.lines, []
@@ -463,7 +479,8 @@ class _Renderer:
                 render()
             finally:
                 inner, self.lines = self.lines, outer
-            hit = self.cache.blocks[key] = (obj, _Block(inner, self.wrap_at))  # type: ignore[union-attr]
+            block = _Block(inner, self.wrap_at, obj if kind != 2 else None, indent)
+            hit = self.cache.blocks[key] = (obj, block)  # type: ignore[union-attr]
         self.lines.append((_BLOCK, hit[1]))
 
     def _structure(self, value: Any, depth: int) -> Any:
@@ -699,12 +716,14 @@ def _table(items: list[Any]) -> list[str] | None:
     return rows
 
 
-def _wrapped(lines: list[tuple[int, Any]], wrap_at: int) -> list[str]:
+def _wrapped(lines: list[tuple[int, Any]], wrap_at: int, placed: list[Placement] | None = None) -> list[str]:
     # Deep nesting is capped so that a line always keeps room for its text.
     max_indent = wrap_at // 2
     out: list[str] = []
     for indent, text in lines:
         if indent == _BLOCK:
+            if placed is not None:
+                placed.extend((string, len(out) + at, n, shift) for string, at, n, shift in text.placed)
             out.extend(text.wrapped)
             continue
         indent = min(indent, max_indent)

@@ -12,9 +12,9 @@ import os
 import shutil
 import stat
 import threading
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pytest_auditfence.errors import JournalError, TraceDirError
@@ -125,12 +125,55 @@ def blob_refs(value: Any) -> Iterable[tuple[str, bool]]:
             stack.extend(item)
 
 
-# Blobs live in one append-only pack, `blobs/pack`: each is a header line `sha256 <hex> <bytes>`, its bytes
-# and a line break. One file instead of one per blob: creating a file (and its folder) costs more than
-# writing the bytes, and a run stores hundreds of small blobs.
+# Blobs live in one pack, `blobs/pack`: each is a header line `sha256 <hex> <bytes>`, its bytes and a line
+# break. One file instead of one per blob: creating a file (and its folder) costs more than writing the bytes,
+# and a run stores hundreds of small blobs. The pack is appended to while the run goes on; finalize() then
+# rewrites it once, so that a long string that a raw-data text file holds line for line (a tool's output) is
+# not stored twice: its entry becomes a header line only, `lines <hex> <bytes> <start> <end> <indent> <nl>
+# <path>`: the blob is lines start-end of that trace file with `indent` spaces taken off every non-empty
+# line, joined by line breaks, and one more line break when <nl> is 1. The text file is the stored copy
+# (a grep of the folder finds the tool's text in it); the blob refers to it, and its sha256 still names it.
 PACK_NAME = "pack"
 # Blobs this process wrote are kept in memory up to this many characters, so finalize() reads none back.
 RECENT_CHARS = 64_000_000
+
+
+class TextRef(tuple):  # type: ignore[type-arg]
+    """A pack entry whose bytes are lines of a trace text file: (path, start, end, indent, newline, length)."""
+
+    __slots__ = ()
+
+    def __new__(cls, path: str, start: int, end: int, indent: int, newline: bool, length: int) -> TextRef:
+        return super().__new__(cls, (path, start, end, indent, newline, length))
+
+    def header(self, sha: str) -> bytes:
+        path, start, end, indent, newline, length = self
+        return f"lines {sha} {length} {start} {end} {indent} {int(newline)} {path}\n".encode()
+
+
+def _text_ref(header: bytes) -> TextRef | None:
+    parts = header[:-1].decode("utf-8", "replace").split(" ", 7)
+    if len(parts) != 8 or not header.endswith(b"\n") or len(parts[1]) != 64:
+        return None
+    numbers, path = parts[2:7], parts[7]
+    if not all(n.isdigit() for n in numbers) or numbers[4] not in ("0", "1"):
+        return None
+    length, start, end, indent, newline = (int(n) for n in numbers)
+    pure = PurePosixPath(path)
+    if not path or path.startswith("/") or "\\" in path or ".." in pure.parts or not 1 <= start <= end:
+        return None
+    return TextRef(path, start, end, indent, bool(newline), length)
+
+
+def text_lines(text: str, ref: TextRef) -> str:
+    """The blob a `lines` entry stands for, cut out of the text of the file it names (see PACK_NAME).
+
+    Lines that are missing or lack the indent give other bytes, which the blob's sha256 then refuses."""
+    _, start, end, indent, newline, _ = ref
+    pad = " " * indent
+    lines = text.split("\n")[start - 1:end]
+    body = "\n".join(ln[indent:] if ln.startswith(pad) else ln for ln in lines)
+    return body + "\n" if newline else body
 
 
 class PackReader:
@@ -140,13 +183,15 @@ class PackReader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.path = root / PACK_NAME
-        self._index: dict[str, tuple[int, int]] | None = None
+        self._index: dict[str, tuple[int, int] | TextRef] | None = None
         self._file: Any = None
+        self._texts: dict[str, str] = {}
 
-    def index(self) -> dict[str, tuple[int, int]]:
-        """sha256 -> (offset, length) of every blob in the pack; a damaged pack is a `JournalError`."""
+    def index(self) -> dict[str, tuple[int, int] | TextRef]:
+        """sha256 -> (offset, length) of every blob in the pack, or the TextRef of one stored as lines of a
+        trace file, in the pack's order; a damaged pack is a `JournalError`."""
         if self._index is None:
-            index: dict[str, tuple[int, int]] = {}
+            index: dict[str, tuple[int, int] | TextRef] = {}
             try:
                 file = self.path.open("rb")
             except FileNotFoundError:
@@ -155,7 +200,15 @@ class PackReader:
             with file:
                 size = os.fstat(file.fileno()).st_size
                 while (start := file.tell()) < size:
-                    header = file.readline(100)
+                    header = file.readline(4200)
+                    if header.startswith(b"lines "):
+                        ref = _text_ref(header)
+                        if ref is None:
+                            raise JournalError(f"{self.path}: byte {start} is not a well-formed 'lines' header "
+                                               f"('lines <hex> <length> <start> <end> <indent> <0|1> <path>'); the "
+                                               f"pack was edited or cut. Capture the run again.")
+                        index[header.split(b" ", 2)[1].decode("ascii")] = ref
+                        continue
                     parts = header.split(b" ")
                     if len(parts) != 3 or parts[0] != b"sha256" or not header.endswith(b"\n") or not (
                         parts[2][:-1].isdigit() and len(parts[1]) == 64):
@@ -173,10 +226,16 @@ class PackReader:
         return self._index
 
     def data(self, sha: str) -> bytes:
-        """The bytes stored under `sha`; `FileNotFoundError` when no blob has that name."""
+        """The bytes stored under `sha`; `FileNotFoundError` when no blob has that name (or the trace file a
+        `lines` entry names is gone)."""
         where = self.index().get(sha)
         if where is None:
             return (self.root / sha[:2] / sha).read_bytes()
+        if isinstance(where, TextRef):
+            text = self._texts.get(where[0])
+            if text is None:
+                text = self._texts[where[0]] = (self.root.parent / where[0]).read_bytes().decode("utf-8", "replace")
+            return text_lines(text, where).encode("utf-8")
         if self._file is None:
             self._file = self.path.open("rb")
         self._file.seek(where[0])
@@ -194,7 +253,37 @@ class PackReader:
         self.close()
 
     def where(self, sha: str) -> Path:
-        return self.path if sha in self.index() else self.root / sha[:2] / sha
+        """The file that holds the blob's bytes: the pack, the trace file a `lines` entry names, or the blob
+        file of an older capture."""
+        entry = self.index().get(sha)
+        if isinstance(entry, TextRef):
+            return self.root.parent / entry[0]
+        return self.path if entry is not None else self.root / sha[:2] / sha
+
+
+def text_references(files: Iterable[tuple[str, str, list[tuple[str, int, int, int]]]],
+                    stored: Container[str]) -> dict[str, TextRef]:
+    """For (path, text, placements) of the trace files written as themselves, in the order they are written:
+    the blobs among `stored` (sha256s) that such a file holds line for line, each as a TextRef to the first
+    file that does. A placement is only a hint (textfmt.Placement): it counts when its lines give the blob's
+    text back exactly (a wrapped, cut or redacted string does not, and keeps its bytes in the pack)."""
+    refs: dict[str, TextRef] = {}
+    for path, text, placements in files:
+        lines: list[str] | None = None
+        for string, at, count, indent in placements:
+            sha = hashlib.sha256(string.encode("utf-8")).hexdigest()
+            if sha in refs or sha not in stored:
+                continue
+            if lines is None:
+                lines = text.split("\n")
+            pad = " " * indent
+            part = lines[at:at + count]
+            if len(part) != count or not all(ln.startswith(pad) or not ln for ln in part):
+                continue
+            body = "\n".join(ln[indent:] for ln in part)
+            if string == body or string == body + "\n":
+                refs[sha] = TextRef(path, at + 1, at + count, indent, string != body, len(string.encode("utf-8")))
+    return refs
 
 
 class _AppendedFile:
@@ -254,6 +343,54 @@ class BlobStore(_AppendedFile):
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+
+    def pack_index(self) -> dict[str, tuple[int, int] | TextRef]:
+        """The index of the pack as it is on disk now (what was written so far)."""
+        self.sync()
+        with PackReader(self.root) as reader:
+            return reader.index()
+
+    def referenced_bytes(self) -> dict[str, bytes]:
+        """The bytes of every blob whose pack entry names lines of a trace file, read now (finalize() calls it
+        before it rewrites the text files, and keeps them for `rewrite`)."""
+        out: dict[str, bytes] = {}
+        with PackReader(self.root) as reader:
+            for sha, entry in reader.index().items():
+                if isinstance(entry, TextRef):
+                    data = reader.data(sha)
+                    if hashlib.sha256(data).hexdigest() != sha:
+                        raise JournalError(f"{reader.where(sha)}: lines {entry[1]}-{entry[2]} no longer hold blob "
+                                           f"{sha} (the file was edited after capture). Capture the run again.")
+                    out[sha] = data
+        return out
+
+    def rewrite(self, kept: dict[str, bytes], refs: dict[str, TextRef]) -> None:
+        """Write the pack again in the same order, each blob of `refs` as a `lines` entry and every other one
+        with its bytes (`kept`: those of old `lines` entries, see referenced_bytes); one rename replaces it.
+        Nothing is written when no entry changes."""
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+            reader = PackReader(self.root)
+            with reader:
+                index = reader.index()
+                if all((sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
+                       for sha, entry in index.items()):
+                    return
+                temporary = self.root / (PACK_NAME + ".new")
+                with temporary.open("wb") as out:
+                    for sha, entry in index.items():
+                        ref = refs.get(sha)
+                        if ref is not None:
+                            out.write(ref.header(sha))
+                            continue
+                        data = kept[sha] if isinstance(entry, TextRef) else reader.data(sha)
+                        out.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
+            os.replace(temporary, self.root / PACK_NAME)
 
     def forget_recent(self) -> None:
         with self._lock:

@@ -24,7 +24,7 @@ from pytest_auditfence.manifest import (
     NodeRecord,
     StepRecord,
 )
-from pytest_auditfence.textfmt import BINARY_MARKER, RenderCache, render_jsonable, truncate
+from pytest_auditfence.textfmt import BINARY_MARKER, Placement, RenderCache, render_placed, truncate
 
 START_NODE = "__start__"
 REPORT_NODE = "__report__"
@@ -86,6 +86,9 @@ class _Call:
 class Materialized:
     manifest: Manifest
     files: dict[str, str]  # path relative to the trace folder -> text
+    # path -> where the long strings of its rendered value sit in it (the text may since have been redacted
+    # or cut: a hint to check against the text, see store.text_references)
+    placed: dict[str, list[Placement]] = field(default_factory=dict)
 
 
 def _meta(event: dict[str, Any], key: str) -> Any:
@@ -438,12 +441,16 @@ def materialize(
     # Every value here is JSON data already (loaded from the blobs), and a node's input repeats the messages
     # of earlier files: rendered without a second conversion, each repeated message and long string once.
     cache = RenderCache()
+    placed: dict[str, list[Placement]] = {}
 
-    def render(content: Any) -> str:
-        return render_jsonable(content, wrap_at=wrap_at, cache=cache)
+    def render(content: Any, path: str | None = None) -> str:
+        text, strings = render_placed(content, wrap_at=wrap_at, cache=cache)
+        if strings and path is not None:
+            placed[path] = strings
+        return text
 
     def write(path: str, content: Any, *, raw_text: bool = False, **fields: Any) -> None:
-        text = content if raw_text else render(content)
+        text = content if raw_text else render(content, path)
         if redact_text is not None:
             text = redact_text(text)
         binary = BINARY_MARKER in text
@@ -588,7 +595,7 @@ def materialize(
         report=report,
         journal=journal or JournalSummary(events=len(events)),
     )
-    return Materialized(manifest=manifest, files=files)
+    return Materialized(manifest=manifest, files=files, placed=placed)
 
 
 def _step_records(tasks: list[_Task], b: _Builder, upstream: dict[str, set[str]]) -> list[StepRecord]:

@@ -649,3 +649,26 @@ def test_a_shared_memo_converts_each_message_once_with_the_same_result():
     for _ in range(MAX_DEPTH + 2):
         deep = [deep]
     assert to_jsonable(deep, memo) == to_jsonable(deep)  # the depth limit still applies to a known message
+
+
+def test_rendering_with_a_shared_cache_gives_the_same_text_as_without() -> None:
+    """A materialisation renders every node input through one RenderCache: a message or long string seen
+    before (the same object, at any indent, first in a list item or not) gives the text it gives alone."""
+    from pytest_auditfence.textfmt import RenderCache, render_jsonable
+
+    long_text = "\n".join(f"FY{2000 + i} revenue ${i},000 million" for i in range(30))
+    wide = "x " * 300  # one line, wrapped
+    tool = {"type": "tool", "content": long_text, "name": "get_filing", "tool_call_id": "c1", "status": "success"}
+    ai = {"type": "ai", "content": "Reading.", "tool_calls": [{"name": "get_filing", "args": {"t": 1}, "id": "c1"}]}
+    values = [
+        {"messages": [ai, tool]},
+        {"messages": [ai, tool, {"type": "ai", "content": long_text}], "notes": [long_text, wide, {"k": long_text}]},
+        {"nested": {"deeper": {"messages": [tool]}}, "mixed": [tool, {"a": 1}, long_text]},
+        [long_text, [long_text, tool]],
+        {"output": long_text, "wide": wide},
+    ]
+    cache = RenderCache()
+    for _ in range(2):  # the second pass is all cache hits
+        for value in values:
+            assert render_jsonable(value, cache=cache, wrap_at=60) == render_text(value, wrap_at=60)
+            assert render_jsonable(value, cache=cache) == render_text(value)
