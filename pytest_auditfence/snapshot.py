@@ -220,7 +220,7 @@ class Snapshot:
         # file's. Its blob becomes a reference to those lines (store.PACK_NAME says how).
         raw = ((rel, text, result.placed[rel]) for rel, text in ordered
                if rel in result.placed and kinds.get(rel) not in SHARING_KINDS and stored[rel] is text)
-        rec.blobs.rewrite(kept, text_references(raw, rec.blobs.pack_index()))
+        rec.blobs.rewrite(kept, text_references(raw, rec.blobs.stored()))
         (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events

@@ -243,12 +243,15 @@ class _Converter:
         if message_cls is not None and isinstance(value, message_cls):
             if self._memo is None:
                 return self._message(value, depth)
-            hit = self._memo.get(id(value))
+            # Keyed by depth too: a message sits one level deeper in a model call's input than in the state,
+            # and the two alternate (one entry per id would be replaced at every other use).
+            key = (id(value), depth)
+            hit = self._memo.get(key)
             # The entry keeps the message alive, so its id cannot be reused by another object meanwhile.
-            if hit is not None and hit[0] is value and hit[1] == depth:
+            if hit is not None and hit[0] is value:
                 return hit[2]
             converted = self._message(value, depth)
-            self._memo[id(value)] = (value, depth, converted)
+            self._memo[key] = (value, depth, converted)
             return converted
         document_cls = _loaded_class("langchain_core.documents.base", "Document")
         if document_cls is not None and isinstance(value, document_cls):

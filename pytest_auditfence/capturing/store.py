@@ -319,6 +319,7 @@ class BlobStore(_AppendedFile):
         self._recent: dict[str, str] = {}
         self._recent_chars = 0
         self._reader: PackReader | None = None
+        self._referring = False  # whether the pack holds `lines` entries (set by rewrite)
 
     def put(self, text: str) -> str:
         data = text.encode("utf-8")
@@ -344,16 +345,17 @@ class BlobStore(_AppendedFile):
                 self._reader.close()
                 self._reader = None
 
-    def pack_index(self) -> dict[str, tuple[int, int] | TextRef]:
-        """The index of the pack as it is on disk now (what was written so far)."""
-        self.sync()
-        with PackReader(self.root) as reader:
-            return reader.index()
+    def stored(self) -> frozenset[str]:
+        """The sha256 of every blob in the pack (a store always starts a new pack: prepare_trace_dir)."""
+        with self._lock:
+            return frozenset(self._known)
 
     def referenced_bytes(self) -> dict[str, bytes]:
         """The bytes of every blob whose pack entry names lines of a trace file, read now (finalize() calls it
         before it rewrites the text files, and keeps them for `rewrite`)."""
         out: dict[str, bytes] = {}
+        if not self._referring:
+            return out
         with PackReader(self.root) as reader:
             for sha, entry in reader.index().items():
                 if isinstance(entry, TextRef):
@@ -368,6 +370,8 @@ class BlobStore(_AppendedFile):
         """Write the pack again in the same order, each blob of `refs` as a `lines` entry and every other one
         with its bytes (`kept`: those of old `lines` entries, see referenced_bytes); one rename replaces it.
         Nothing is written when no entry changes."""
+        if not refs and not self._referring:
+            return  # nothing refers, and nothing is to: the pack stays as it was appended
         with self._lock:
             if self._file is not None:
                 self._file.close()
@@ -391,6 +395,7 @@ class BlobStore(_AppendedFile):
                         data = kept[sha] if isinstance(entry, TextRef) else reader.data(sha)
                         out.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
             os.replace(temporary, self.root / PACK_NAME)
+            self._referring = bool(refs)
 
     def forget_recent(self) -> None:
         with self._lock:
