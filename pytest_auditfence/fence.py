@@ -584,19 +584,27 @@ class Fence:
             query_text = query.strip() if whitespace_insensitive else query
         else:
             query_text = query
-        if self.backend == "ripgrep" and not any(self.store.trace_files.stored_by_reference(s.path) for s in chosen):
+        # ripgrep reads the files on disk, so it searches those stored as themselves; a file stored by reference
+        # (capturing/tracefiles.py) is searched in Python, as the text the loader gives back.
+        in_python = [s for s in chosen if self.backend != "ripgrep" or self.store.trace_files.stored_by_reference(s.path)]
+        searched_here = {s.path for s in in_python}
+        on_disk = [s for s in chosen if s.path not in searched_here]
+        matched: dict[str, list[int]] = {}
+        if on_disk:
             by_path = _ripgrep_lines(
                 query_text,
-                [self.root / s.path for s in chosen],
+                [self.root / s.path for s in on_disk],
                 regex=regex,
                 ignore_case=ignore_case,
                 whitespace_insensitive=whitespace_insensitive,
             )
-            matched = {s.path: sorted(by_path.get(str(self.root / s.path), ())) for s in chosen}
-            line_iter: Callable[[Source], Iterable[int]] = lambda s: matched[s.path]  # noqa: E731
-        else:
-            pattern = _compile(query_text, regex, ignore_case, whitespace_insensitive)
-            line_iter = lambda s: _python_lines(pattern, self.store.load(s), regex)  # noqa: E731
+            matched = {s.path: sorted(by_path.get(str(self.root / s.path), ())) for s in on_disk}
+        pattern = _compile(query_text, regex, ignore_case, whitespace_insensitive) if in_python else None
+
+        def line_iter(source: Source) -> Iterable[int]:
+            if source.path in matched:
+                return matched[source.path]
+            return _python_lines(pattern, self.store.load(source), regex)
         hits: list[SearchHit] = []
         truncated = False
         for source in chosen:
