@@ -20,7 +20,10 @@ from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
-from pytest_auditfence.verify.references import CitedSources, url_scopes, allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
+from pytest_auditfence.verify.references import (
+    CitedSources, allowed_origins, apply_origin_rules, cited_form, compile_rules, name_span, placed_verdict,
+    resolve_reference, url_scopes,
+)
 from pytest_auditfence.verify.results import SEVERITY, AtomResult
 from pytest_auditfence.verify.sources import SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
@@ -224,7 +227,9 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         in_cited = cited and all(any(m.source in cited for m in find_atom(q, index)) for q in unchecked)
         if named_refs and not dangling and cited and in_cited:
             first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
-            results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
+            # cite the lines that name the person or organisation, when the reference is one
+            span = name_span(named_refs[0], index, cited) or (first, 0, 1)
+            results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [span], note="reference resolves"))
         elif dangling:
             results.append(AtomResult(dangling[0], Verdict.UNSUPPORTED, note="dangling reference"))
     if dangling and rules.strict_misattribution and any(r.verdict in (Verdict.VERIFIED, Verdict.DERIVED) for r in results):

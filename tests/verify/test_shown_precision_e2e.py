@@ -1,0 +1,144 @@
+"""Restatement at the precision shown, ranges written with words, and a claim resting on a named person,
+over real captured runs: a compiled LangGraph graph (`plan` asks for tools, a `ToolNode` runs them,
+`write` returns the report) captured with a `Snapshot` and audited by the cascade. Each rule has its
+negative, flagged and never `verified`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
+from langgraph.graph import END, START, MessagesState, StateGraph
+from langgraph.prebuilt import ToolNode
+
+from pytest_auditfence import Snapshot, Verdict
+from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
+from pytest_auditfence.models import ClaimRecord
+
+COVERED = (Verdict.VERIFIED, Verdict.DERIVED)
+
+TRANSCRIPT = ("Operator: Welcome to the first quarter fiscal 2022 earnings call.\n"
+              "CFO: Consolidated sales increased 19.4% to a record $1.65 billion in the first quarter. "
+              "Net income was $206 million, and we returned $52 million to shareholders.\n")
+
+PASSAGES = {
+    1: "passage 1:1 FACT: 1 pound of muscle burns about 6-to-12 calories per day which isn't a lot but it adds up.",
+    2: "passage 2:Grief expert and psychologist, Dr. Therese Rando, in her book, How To Go On Living When Someone "
+       "You Love Dies, writes that we all need to acknowledge and understand our loss.",
+}
+
+
+@tool
+def get_transcript(ticker: str) -> str:
+    """The text of a company's earnings call."""
+    return TRANSCRIPT
+
+
+@tool
+def read_passage(n: int) -> str:
+    """Fetch source passage number n."""
+    return PASSAGES[n]
+
+
+def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
+    def plan(state: MessagesState) -> dict[str, Any]:
+        tool_calls = [{"name": name, "args": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)]
+        return {"messages": [AIMessage(content="", tool_calls=tool_calls)]}
+
+    def write(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [AIMessage(content=report)]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("plan", plan)
+    graph.add_node("tools", ToolNode([get_transcript, read_passage]))
+    graph.add_node("write", write)
+    graph.add_edge(START, "plan")
+    graph.add_edge("plan", "tools")
+    graph.add_edge("tools", "write")
+    graph.add_edge("write", END)
+    return graph.compile()
+
+
+@pytest.fixture
+def audit(tmp_path: Path):
+    """`audit(calls, report, ask=...) -> Cascade`: one captured run whose tools answer `calls`, audited."""
+    runs = iter(range(1000))
+
+    def run(calls: list[tuple[str, dict[str, Any]]], report: str, ask: str = "Summarise the call.") -> Cascade:
+        snap = Snapshot(tmp_path / f"trace{next(runs)}")
+        _app(calls, report).invoke({"messages": [("user", ask)]}, config=snap.config())
+        snap.set_report(report)
+        snap.finalize()
+        return audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
+
+    return run
+
+
+def claim_of(cascade: Cascade, fragment: str) -> ClaimRecord:
+    found = [c for c in cascade.claims if fragment in c.claim]
+    assert found, f"no claim holds {fragment!r}: {[c.claim for c in cascade.claims]}"
+    return found[0]
+
+
+CALL = [("get_transcript", {"ticker": "RPM"})]
+MUSCLE = [("read_passage", {"n": 1})]
+GRIEF = [("read_passage", {"n": 2})]
+
+
+@pytest.mark.parametrize("sentence, figure", [
+    ("Consolidated sales increased to a record $1.65 billion.", "$1.65 billion"),
+    ("Consolidated sales increased to a record $1.7 billion.", "$1.7 billion"),  # 1.65 shown at one decimal
+    ("Consolidated sales increased to a record $1,650 million.", "$1,650 million"),
+    ("Consolidated sales increased to a record $2 billion.", "$2 billion"),  # 1.65 shown in whole billions
+])
+def test_a_restatement_at_the_precision_shown_is_verified(audit, sentence: str, figure: str) -> None:
+    record = claim_of(audit(CALL, sentence), figure)
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+    assert any("$1.65 billion" in e.text for e in record.evidence), record.evidence
+
+
+@pytest.mark.parametrize("sentence, figure", [
+    ("Consolidated sales decreased to a record $1.6 billion.", "$1.6 billion"),  # 1.65 rounds to 1.7, not 1.6
+    ("Consolidated sales increased to a record $1.6 billion.", "$1.6 billion"),
+    ("Consolidated sales increased to a record $1.64 billion.", "$1.64 billion"),
+])
+def test_a_figure_the_source_does_not_round_to_is_flagged(audit, sentence: str, figure: str) -> None:
+    cascade = audit(CALL, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
+    assert record.verdict is not Verdict.VERIFIED
+
+
+def test_a_range_written_with_a_hyphenated_to_is_read_whole(audit) -> None:
+    record = claim_of(audit(MUSCLE, "Each pound of muscle burns approximately 6-12 calories per day."), "6-12")
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+    assert record.evidence and "6-to-12 calories" in record.evidence[0].text
+
+
+def test_a_range_with_a_changed_end_is_flagged(audit) -> None:
+    cascade = audit(MUSCLE, "Each pound of muscle burns approximately 6-14 calories per day.")
+    record = claim_of(cascade, "6-14")
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
+
+
+ASK = "Briefly answer: how to move on when someone you love dies, ebook by therese rando"
+
+
+def test_a_claim_resting_on_a_named_author_cites_the_passage_naming_her(audit) -> None:
+    # the user's question names the author too; the evidence is the passage's line that names her, which
+    # shares her name with the claim (the gate accepts no evidence that shares nothing with the claim)
+    cascade = audit(GRIEF, "According to Dr. Therese Rando's book, moving on means acknowledging the loss.", ask=ASK)
+    record = claim_of(cascade, "Rando")
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+    assert [e.node for e in record.evidence] == ["tools"], record.evidence
+    assert "Dr. Therese Rando" in record.evidence[0].text
+
+
+def test_a_claim_resting_on_an_author_no_source_names_is_flagged(audit) -> None:
+    cascade = audit(GRIEF, "According to Dr. Elena Marsh's book, moving on means acknowledging the loss.", ask=ASK)
+    record = claim_of(cascade, "Marsh")
+    assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
+    assert "dangling reference" in record.notes
