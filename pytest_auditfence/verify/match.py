@@ -232,7 +232,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
             periods.update((year, "") for year in range(lo, hi + 1))
     if not periods and claim.context:
         periods.update(periods_in(claim.context))
-    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(_metrics_of(text + "\n" + (claim.context or ""))),
+    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         frozenset(periods))
 
 
@@ -247,7 +247,7 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
     if other_period(subject, label):
         return False
-    row_metrics = _metrics_of(label.subject_text)
+    row_metrics = metrics_of(label.subject_text)
     if row_metrics and subject.metrics and not row_metrics & subject.metrics:
         return False
     if not subject.keys:
@@ -256,7 +256,7 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
     column_keys = subject_keys(f"{label.column_text} {label.caption}")
-    return bool(column_keys & subject.keys or _metrics_of(label.column_text) & subject.metrics)
+    return bool(column_keys & subject.keys or metrics_of(label.column_text) & subject.metrics)
 
 
 def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
@@ -402,7 +402,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     word = _word_after(claim.claim, q.end - claim.start)
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
-    metrics = _metrics_of(claim.claim + "\n" + (claim.context or ""))
+    metrics = metrics_of(claim.claim + "\n" + (claim.context or ""))
     subject = claim_subject(claim)
     kept = []
     for m in matches:
@@ -418,7 +418,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
-                labelled = _metrics_of(label_of(loaded, m.offset)) if metrics else set()
+                labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
@@ -464,7 +464,7 @@ _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in
                     for group, phrases in vocabulary.METRIC_GROUPS.items()]
 
 
-def _metrics_of(text: str) -> set[str]:
+def metrics_of(text: str) -> set[str]:
     """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
     plain = CAMEL.sub(" ", text).replace("_", " ").lower()
     return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_auditfence.claims import quantities
+from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
@@ -17,7 +17,8 @@ from pytest_auditfence.verify.derive import (
     subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
+    COMPUTED, about_subject, conflicting_cell, find_atom, locate, metrics_of, near_subject, subject_stem, subject_words,
+    value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import (
@@ -220,6 +221,8 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
         results.extend(_missing_identifiers(claim, index))
     results.extend(_missing_periods(claim, index))
+    if not results:
+        results.extend(_periods_of_another_metric(claim, index))
 
     if not results:
         # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
@@ -322,4 +325,49 @@ def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]
         if key not in named:  # type: ignore[operator]
             missing.setdefault(key, claim.claim[start:end])
     return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
+            for key, shown in sorted(missing.items())]
+
+
+# The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
+# ('people') are named by words prose uses for anything.
+_PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n")
+
+
+def _metric_periods(index: SourceIndex) -> dict[str, set[str]]:
+    """For each metric the sources' prose names: the period keys named in the sentences that name it, or
+    in the sentence before one ('In the second quarter, ... . Net income was ...')."""
+    cached = index.memo.get("metric periods")
+    if cached is None:
+        cached = {}
+        for f in range(len(index.sources)):
+            before: set[str] = set()
+            for sentence in _SENTENCE_END.split(index.loaded(f).text):
+                keys = {key for _, _, key in quantities.period_mentions(sentence)}
+                for metric in metrics_of(sentence) & _PROSE_METRICS:
+                    cached.setdefault(metric, set()).update(keys | before)
+                before = keys
+        index.memo["metric periods"] = cached
+    return cached
+
+
+def _periods_of_another_metric(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
+    """A claim without figures that names a metric and a period ("net income fell in Q3"): when the sources
+    state that metric for periods of their own, none of them the claim's, the period is not the metric's.
+    (Only the period is checked: whatever else the claim says is not, so a period found is no verdict.)"""
+    mentions = quantities.period_mentions(claim.claim)
+    metrics = metrics_of(claim.claim) & _PROSE_METRICS
+    if not mentions or not metrics or claim.quantities:
+        return []
+    stated = _metric_periods(index)
+    periods = set().union(*(stated.get(m, set()) for m in metrics))
+    if not periods:
+        return []  # no source names these metrics for any period: nothing to hold the claim's period to
+    missing: dict[str, str] = {}
+    for start, end, key in mentions:
+        if key not in periods:
+            missing.setdefault(key, claim.claim[start:end])
+    named = ", ".join(sorted(metrics))
+    return [AtomResult(shown, Verdict.UNSUPPORTED,
+                       note=f"{shown!r}: the sources state {named} for {', '.join(sorted(periods))}, not for {key}")
             for key, shown in sorted(missing.items())]

@@ -1,5 +1,5 @@
-"""Restatement at the precision shown, ranges written with words, and a claim resting on a named person,
-over real captured runs: a compiled LangGraph graph (`plan` asks for tools, a `ToolNode` runs them,
+"""Restatement at the precision shown, ranges written with words, a claim resting on a named person, and
+the periods of a claim without figures, over real captured runs: a compiled LangGraph graph (`plan` asks for tools, a `ToolNode` runs them,
 `write` returns the report) captured with a `Snapshot` and audited by the cascade. Each rule has its
 negative, flagged and never `verified`."""
 
@@ -37,6 +37,19 @@ def get_transcript(ticker: str) -> str:
     return TRANSCRIPT
 
 
+CALL_Q2 = ("CFO: And net income on a non-GAAP basis in the second quarter was $94.8 million, that compares "
+           "to $106.6 million in Q2 of last year.\n"
+           "CFO: Based on these factors, we estimate that Q3 diluted earnings per share could range from $0.15 "
+           "to $0.30 on a GAAP basis, and that third quarter total revenue could range from $260 million to "
+           "$290 million.\n")
+
+
+@tool
+def get_call(ticker: str) -> str:
+    """The prepared remarks of an earnings call."""
+    return CALL_Q2
+
+
 @tool
 def read_passage(n: int) -> str:
     """Fetch source passage number n."""
@@ -53,7 +66,7 @@ def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
 
     graph = StateGraph(MessagesState)
     graph.add_node("plan", plan)
-    graph.add_node("tools", ToolNode([get_transcript, read_passage]))
+    graph.add_node("tools", ToolNode([get_transcript, get_call, read_passage]))
     graph.add_node("write", write)
     graph.add_edge(START, "plan")
     graph.add_edge("plan", "tools")
@@ -142,3 +155,33 @@ def test_a_claim_resting_on_an_author_no_source_names_is_flagged(audit) -> None:
     record = claim_of(cascade, "Marsh")
     assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
     assert "dangling reference" in record.notes
+
+
+Q2_CALL = [("get_call", {"ticker": "DLB"})]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The company had a decrease in net income in Q2 compared to last year.",
+    "They estimate Q3 earnings per share and total revenue to be lower than Q2.",
+    "Dividends were raised in Q3.",  # a metric no source states for any period: nothing to hold Q3 to
+])
+def test_a_claim_without_figures_naming_its_metrics_period_is_not_flagged(audit, sentence: str) -> None:
+    cascade = audit(Q2_CALL, sentence)
+    record = claim_of(cascade, sentence[:20])
+    # the period is right, the rest is not checked: no verdict either way
+    assert record.verdict is Verdict.UNVERIFIABLE, (record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("sentence, note", [
+    ("The company had a decrease in net income in Q1 compared to last year.", "no source names this period"),
+    ("They estimate Q4 earnings per share and total revenue to be lower than Q2.", "no source names this period"),
+    ("The company had a decrease in net income in Q3 compared to last year.",
+     "the sources state net income for Q2, not for Q3"),
+])
+def test_a_claim_without_figures_naming_another_period_is_flagged(audit, sentence: str, note: str) -> None:
+    cascade = audit(Q2_CALL, sentence)
+    record = claim_of(cascade, sentence[:20])
+    assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
+    assert any(note in n for n in record.notes), record.notes
+    assert record.introduced_by == "__report__"
+    assert cascade.hallucinations.numerator == 1
