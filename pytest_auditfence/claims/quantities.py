@@ -783,12 +783,19 @@ _PERIOD_MENTION = re.compile(
 )
 
 
+# A question's number at the start of a line ('Q3: Can you ...?', 'Q2. What ...?'): a label, not a quarter
+_QUESTION_LABEL = re.compile(r"(?m)^[ \t>*#-]*(?P<label>Q\d{1,2})[ \t]*[:.)][*_]*[ \t]+(?=[^\n]*\?)")
+
+
 def period_mentions(text: str) -> list[tuple[int, int, str]]:
     """(start, end, key) of every period `text` names: 'Q1'...'Q4' (and beyond) for quarters however written,
     '2021' for years (a two-digit fiscal year 'FY21' as '2021'); a quarter with its year gives both keys."""
     _require_text(text, "period_mentions(text=...)")
     out: list[tuple[int, int, str]] = []
+    labels = {m.start("label") for m in _QUESTION_LABEL.finditer(text)}
     for m in _PERIOD_MENTION.finditer(text):
+        if m.start() in labels:
+            continue  # 'Q3: Can you ...?' numbers a question, it names no quarter
         quarter = m.group("q") or m.group("q2")
         if m.group("ord"):
             quarter = str(_QUARTER_ORDINALS[m.group("ord").lower()])

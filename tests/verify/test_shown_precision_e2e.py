@@ -185,3 +185,18 @@ def test_a_claim_without_figures_naming_another_period_is_flagged(audit, sentenc
     assert any(note in n for n in record.notes), record.notes
     assert record.introduced_by == "__report__"
     assert cascade.hallucinations.numerator == 1
+
+
+def test_a_question_numbered_q3_names_no_quarter(audit) -> None:
+    report = "Q3: Can you speed up your metabolism by building muscle?\nYes, muscle burns calories all day."
+    cascade = audit(MUSCLE, report)
+    record = claim_of(cascade, "Can you")
+    assert record.verdict is Verdict.UNVERIFIABLE, (record.verdict, record.notes)
+    assert cascade.hallucinations.numerator == 0
+
+
+def test_a_quarter_no_source_names_in_a_claim_without_figures_is_flagged(audit) -> None:
+    cascade = audit(MUSCLE, "In Q3, muscle burned more calories than fat.")
+    record = claim_of(cascade, "In Q3")
+    assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
+    assert any("no source names this period (Q3)" in n for n in record.notes), record.notes
