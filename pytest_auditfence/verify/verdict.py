@@ -71,7 +71,11 @@ def _check_quantity(
         if index.label(o) is not None:
             continue  # a table cell contradicts only as the cell of the claim's row and period (above)
         observed = index.quantity(o)
-        comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
+        # the same dimension: a bare number in prose ('100 units') is no amount of money unless a scale word
+        # makes it one ('40 million' for '$40 million')
+        comparable = observed.kind == q.kind or (
+            {q.kind, observed.kind} == {"currency", "number"} and (observed.kind == "currency" or observed.scale > 1)
+            and quantities.comparable(q, observed))
         if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
             continue
         if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):

@@ -28,6 +28,9 @@ PASSAGES = {
     1: "passage 1:1 FACT: 1 pound of muscle burns about 6-to-12 calories per day which isn't a lot but it adds up.",
     2: "passage 2:Grief expert and psychologist, Dr. Therese Rando, in her book, How To Go On Living When Someone "
        "You Love Dies, writes that we all need to acknowledge and understand our loss.",
+    3: "passage 3:The retailer sold 100 units of the product last month, and the retailer's sales of the product "
+       "were $4,000 for the month.",
+    4: "passage 4:The retailer sold 100 units of the product last month, most of them online.",
 }
 
 
@@ -200,3 +203,20 @@ def test_a_quarter_no_source_names_in_a_claim_without_figures_is_flagged(audit) 
     record = claim_of(cascade, "In Q3")
     assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
     assert any("no source names this period (Q3)" in n for n in record.notes), record.notes
+
+
+RETAIL = [("read_passage", {"n": 3})]
+
+
+def test_another_amount_of_the_subject_contradicts_a_figure(audit) -> None:
+    record = claim_of(audit(RETAIL, "The retailer's sales of the product were $5,000 for the month."), "$5,000")
+    assert record.verdict is Verdict.CONTRADICTED, (record.verdict, record.notes)
+    assert any("'$4,000'" in n for n in record.notes), record.notes
+
+
+def test_a_count_of_the_subject_does_not_contradict_an_amount(audit) -> None:
+    # '100' (units) is of another dimension than '$40': the price is found nowhere, which is all a note can say
+    cascade = audit([("read_passage", {"n": 4})], "The retailer sold the product at $40 each last month.")
+    record = claim_of(cascade, "$40")
+    assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
+    assert "$40 found in no source" in record.notes
