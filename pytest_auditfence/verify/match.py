@@ -404,6 +404,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
     metrics = metrics_of(claim.claim + "\n" + (claim.context or ""))
     subject = claim_subject(claim)
+    # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
+    quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -425,6 +427,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
             if subject.periods and (own := prose_periods(loaded.text, m.offset, end)) and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
+            if quarters and (stated := sentence_quarters(loaded.text, m.offset, end)) and not stated & quarters:
+                continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -445,6 +449,26 @@ _PERIOD_BEFORE = re.compile(
     r"(?i)\b(?:for|in|during|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
     + _YEAR_WORDS + r"\s*(?:,\s*)?(?:(?:was|were|is|of|totaled|totalled|amounted\s+to|reached|stood\s+at|came\s+to)\s+)?"
     r"(?:(?:approximately|about|nearly|an?|US)\s+)?[$€£¥]?\s*\(?$")
+
+
+def _quarters(text: str) -> set[str]:
+    return {key for _, _, key in quantities.period_mentions(text) if key.startswith("Q")}
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?;](?=\s)|\n\s*\n")
+_CLAUSE_BREAK = re.compile(r"[,.!?;](?=\s)|\n\s*\n")
+
+
+def sentence_quarters(text: str, start: int, end: int) -> set[str]:
+    """The quarters ('Q2' for 'the second quarter', '2Q', 'Q2 2021') a prose figure is stated for: those
+    its sentence names up to the end of the figure's own clause ('In the third quarter, net income was $50
+    million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
+    figure stated for other quarters only is not the figure of the claim's quarter."""
+    lo = max(0, start - 300)
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+    first = breaks[-1] if breaks else lo
+    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
+    return _quarters(text[first:after.start() if after else min(len(text), end + 200)])
 
 
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:

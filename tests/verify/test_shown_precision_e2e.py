@@ -22,7 +22,8 @@ COVERED = (Verdict.VERIFIED, Verdict.DERIVED)
 
 TRANSCRIPT = ("Operator: Welcome to the first quarter fiscal 2022 earnings call.\n"
               "CFO: Consolidated sales increased 19.4% to a record $1.65 billion in the first quarter. "
-              "Net income was $206 million, and we returned $52 million to shareholders.\n")
+              "Net income was $206 million, and we returned $52 million to shareholders.\n"
+              "CFO: We expect raw material inflation to persist in the second quarter.\n")
 
 PASSAGES = {
     1: "passage 1:1 FACT: 1 pound of muscle burns about 6-to-12 calories per day which isn't a lot but it adds up.",
@@ -220,3 +221,26 @@ def test_a_count_of_the_subject_does_not_contradict_an_amount(audit) -> None:
     record = claim_of(cascade, "$40")
     assert record.verdict is Verdict.UNSUPPORTED, (record.verdict, record.notes)
     assert "$40 found in no source" in record.notes
+
+
+@pytest.mark.parametrize("sentence", [
+    "Consolidated sales were a record $1.65 billion in Q1.",
+    "In the first quarter, consolidated sales were a record $1.65 billion.",
+    # the second quarter is the period of another clause, not the figure's
+    "Consolidated sales rose to a record $1.65 billion, but inflation will persist in the second quarter.",
+])
+def test_a_prose_figure_of_the_claims_quarter_backs_it(audit, sentence: str) -> None:
+    record = claim_of(audit(CALL, sentence), "$1.65 billion")
+    assert record.verdict is Verdict.VERIFIED, (record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("sentence, figure", [
+    ("Consolidated sales were a record $1.65 billion in Q2.", "$1.65 billion"),
+    ("In the second quarter, consolidated sales were a record $1.65 billion.", "$1.65 billion"),
+    ("Net income in the third quarter was $94.8 million.", "$94.8 million"),
+])
+def test_a_prose_figure_stated_for_another_quarter_is_no_evidence(audit, sentence: str, figure: str) -> None:
+    calls = CALL if "sales" in sentence else Q2_CALL
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
