@@ -276,11 +276,11 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     )
 
 
-# A numbered document, field or place ('Form 4506', 'Line 21', 'Schedule 8812', 'Section 121', 'Route 66')
+# A numbered document, field, place or class ('Form 4506', 'Line 21', 'Section 121', 'Route 66', 'Tier 1')
 # names one specific thing; the number is no amount (the parser skips it as a label) but it is content:
 # a source that never names it does not back the claim.
 _IDENTIFIER = re.compile(
-    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight)[ \t\u00a0]+"
+    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight|tier)[ \t\u00a0]+"
     r"(\d+[A-Za-z]?)\b", re.I)
 
 

@@ -32,6 +32,8 @@ PASSAGES = {
     3: "passage 3:The retailer sold 100 units of the product last month, and the retailer's sales of the product "
        "were $4,000 for the month.",
     4: "passage 4:The retailer sold 100 units of the product last month, most of them online.",
+    5: "passage 5:Our common equity Tier 1 capital ratio was 13.8% at the end of the third quarter, down 70 "
+       "basis points from the prior quarter.",
 }
 
 
@@ -244,3 +246,12 @@ def test_a_prose_figure_stated_for_another_quarter_is_no_evidence(audit, sentenc
     cascade = audit(calls, sentence)
     record = claim_of(cascade, figure)
     assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("tier, flagged", [("Tier 1", False), ("Tier 2", True)])
+def test_a_numbered_capital_tier_must_be_the_sources(audit, tier: str, flagged: bool) -> None:
+    cascade = audit([("read_passage", {"n": 5})], f"The common equity {tier} capital ratio was 13.8 percent.")
+    record = claim_of(cascade, tier)
+    assert cascade.policy.is_hallucination(record.verdict) is flagged, (record.verdict, record.notes)
+    if flagged:
+        assert f"'{tier}' is named by no source" in record.notes
