@@ -742,9 +742,7 @@ class _Auditor:
             return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=Verdict.SKIPPED,
                                          links=[self._report_link(claim)])
         if not claim.checkable:
-            judged = claim.model_copy(update={"verdict": Verdict.UNVERIFIABLE, "verdict_source": "deterministic"})
-            return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=Verdict.UNVERIFIABLE,
-                                         links=[self._report_link(claim)])
+            return self._judge_atomless(claim)
 
         atoms = _atoms(claim)
         whole = claim if len(atoms) > 1 else None
@@ -806,6 +804,24 @@ class _Auditor:
                               introduced_by=node, introduced_round=round_,
                               reaches_raw_data=bool(traces) and all(t.reached_raw for t in traces))
         return judged, chain
+
+    def _judge_atomless(self, claim: ClaimRecord) -> tuple[ClaimRecord, EvidenceChain]:
+        """A claim without figures, quotes or references ("net income fell in Q1") is not checked, except
+        for the periods it names: one the raw data does not name as the claim does flags it `unsupported`
+        (introduced by the report). Whatever else it says stays `unverifiable`: a period named is no proof
+        of the rest."""
+        from pytest_auditfence.claims.quantities import period_mentions
+
+        verdict, notes = Verdict.UNVERIFIABLE, list(claim.notes)
+        if period_mentions(claim.claim):
+            raw = self._check(claim, self.raw_unit())
+            if raw.verdict is Verdict.UNSUPPORTED:
+                verdict, notes = raw.verdict, raw.notes
+        introduced = REPORT_NODE if verdict is Verdict.UNSUPPORTED else None
+        judged = claim.model_copy(update={"verdict": verdict, "verdict_source": "deterministic", "notes": notes,
+                                          "introduced_by": introduced})
+        return judged, EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=verdict,
+                                     links=[self._report_link(claim)], introduced_by=introduced)
 
     def _step_of_link(self, link: ChainLink | None) -> str | None:
         if link is None or link.kind == "report":

@@ -520,7 +520,7 @@ class _Parser:
         in_range = (
             gap_before is not None
             and len(gap_before) <= 9
-            and (gap_before.strip() == "" or gap_before.strip().lower() in ("to", "through", "-", "–", "—"))
+            and (gap_before.strip() == "" or _RANGE_WORD.fullmatch(gap_before.strip().lower()) is not None)
         )
         negative = False
         if sign is not None:
@@ -716,6 +716,9 @@ class _Parser:
 # '$50,000 x 4% = $2,000'); a lone '-' or 'to' between two numbers is a range, never a formula by itself.
 _FORMULA_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[-+−–×x*/÷=]|times|multiplied by|divided by)[ \t\u00a0]*\(*[ \t\u00a0]*")
 _RANGE_GAP = re.compile(r"[ \t\u00a0]*[-−–][ \t\u00a0]*")
+# what stands between the two ends of a range: '10 to 15', '10-15', '6-to-12' (the sign of the second end
+# is the hyphen of 'to')
+_RANGE_WORD = re.compile(r"to|through|[-–—]|[-–—]?to")
 _SCALING_GAP = re.compile(r"[ \t\u00a0]*\)*[ \t\u00a0]*(?:[×x*/÷]|times|multiplied by|divided by)[ \t\u00a0]*")
 # The constants of a formula: x 100 to a percentage, / 1,000 to the next scale.
 FORMULA_CONSTANTS = frozenset({100.0, 1000.0, 1_000_000.0})
@@ -780,12 +783,19 @@ _PERIOD_MENTION = re.compile(
 )
 
 
+# A question's number at the start of a line ('Q3: Can you ...?', 'Q2. What ...?'): a label, not a quarter
+_QUESTION_LABEL = re.compile(r"(?m)^[ \t>*#-]*(?P<label>Q\d{1,2})[ \t]*[:.)][*_]*[ \t]+(?=[^\n]*\?)")
+
+
 def period_mentions(text: str) -> list[tuple[int, int, str]]:
     """(start, end, key) of every period `text` names: 'Q1'...'Q4' (and beyond) for quarters however written,
     '2021' for years (a two-digit fiscal year 'FY21' as '2021'); a quarter with its year gives both keys."""
     _require_text(text, "period_mentions(text=...)")
     out: list[tuple[int, int, str]] = []
+    labels = {m.start("label") for m in _QUESTION_LABEL.finditer(text)}
     for m in _PERIOD_MENTION.finditer(text):
+        if m.start() in labels:
+            continue  # 'Q3: Can you ...?' numbers a question, it names no quarter
         quarter = m.group("q") or m.group("q2")
         if m.group("ord"):
             quarter = str(_QUARTER_ORDINALS[m.group("ord").lower()])
@@ -982,17 +992,24 @@ def comparable(claimed: Quantity, observed: Quantity) -> bool:
 def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
     """Does `observed` (from a source) back `claimed` (from the report) at the precision claimed?
 
-    Same kind family, and |claimed - observed| within the claim's tolerance. Where the two were shown in
+    Same kind family, and `observed` rounds (half away from zero) to `claimed` at the claim's precision:
+    1,248 million is $1.25 billion, 1.65 billion is not $1.6 billion. Where the two were shown in
     units related by a non-decimal conversion (°F/°C, mi/km, lb/kg, months/days) both sides were rounded
     on their own, so the two tolerances add up: 400 °F (204.4 °C) matches "205 °C".
     """
     if not _compatible(claimed, observed):
         return False
     tolerance = claimed.tolerance
-    if _system(claimed) != _system(observed):
-        tolerance += observed.tolerance
     # a relative epsilon absorbs float error in scaled values (1.2e9 vs 1234e6)
     slack = 1e-9 * max(abs(claimed.value), abs(observed.value), 1.0)
+    if _system(claimed) != _system(observed):
+        return abs(claimed.value - observed.value) <= tolerance + observed.tolerance + slack
+    if claimed.kind != "temperature" and claimed.value * observed.value > 0 and tolerance > 0:
+        # the claim restates the source's figure only if that figure, rounded half away from zero to the
+        # precision the claim shows, is the claim's: $1.65 billion is shown as $1.7 billion, not $1.6 billion
+        # (the upper bound excluded up to float error only: the slack may exceed a whole unit of 1.2e9)
+        above = abs(observed.value) - abs(claimed.value)
+        return -tolerance - slack <= above < tolerance - 1e-12 * max(abs(claimed.value), abs(observed.value), 1.0)
     return abs(claimed.value - observed.value) <= tolerance + slack
 
 

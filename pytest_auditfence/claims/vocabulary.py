@@ -118,7 +118,7 @@ METRIC_GROUPS: dict[str, tuple[str, ...]] = {
     "revenue": ("revenue", "revenues", "sales", "net sales", "turnover", "top line"),
     "net income": ("net income", "net profit", "net earnings", "net loss", "profit", "bottom line"),
     "eps": ("eps", "earnings per share", "per share"),
-    "gross margin": ("gross margin", "gross margins"),
+    "gross margin": ("gross margin", "gross margins", "gross profit margin", "gross profit margins"),
     "operating margin": ("operating margin", "operating margins"),
     "operating income": ("operating income", "operating profit", "operating loss", "ebit"),
     "ebitda": ("ebitda",),

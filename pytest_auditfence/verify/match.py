@@ -232,7 +232,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
             periods.update((year, "") for year in range(lo, hi + 1))
     if not periods and claim.context:
         periods.update(periods_in(claim.context))
-    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(_metrics_of(text + "\n" + (claim.context or ""))),
+    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         frozenset(periods))
 
 
@@ -247,7 +247,7 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
     if other_period(subject, label):
         return False
-    row_metrics = _metrics_of(label.subject_text)
+    row_metrics = metrics_of(label.subject_text)
     if row_metrics and subject.metrics and not row_metrics & subject.metrics:
         return False
     if not subject.keys:
@@ -256,7 +256,7 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
     column_keys = subject_keys(f"{label.column_text} {label.caption}")
-    return bool(column_keys & subject.keys or _metrics_of(label.column_text) & subject.metrics)
+    return bool(column_keys & subject.keys or metrics_of(label.column_text) & subject.metrics)
 
 
 def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
@@ -402,8 +402,10 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     word = _word_after(claim.claim, q.end - claim.start)
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
-    metrics = _metrics_of(claim.claim + "\n" + (claim.context or ""))
+    metrics = metrics_of(claim.claim + "\n" + (claim.context or ""))
     subject = claim_subject(claim)
+    # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
+    quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -418,13 +420,15 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
-                labelled = _metrics_of(label_of(loaded, m.offset)) if metrics else set()
+                labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
             if subject.periods and (own := prose_periods(loaded.text, m.offset, end)) and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
+            if quarters and (stated := sentence_quarters(loaded.text, m.offset, end)) and not stated & quarters:
+                continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -447,6 +451,26 @@ _PERIOD_BEFORE = re.compile(
     r"(?:(?:approximately|about|nearly|an?|US)\s+)?[$€£¥]?\s*\(?$")
 
 
+def _quarters(text: str) -> set[str]:
+    return {key for _, _, key in quantities.period_mentions(text) if key.startswith("Q")}
+
+
+_SENTENCE_BREAK = re.compile(r"[.!?;](?=\s)|\n\s*\n")
+_CLAUSE_BREAK = re.compile(r"[,.!?;](?=\s)|\n\s*\n")
+
+
+def sentence_quarters(text: str, start: int, end: int) -> set[str]:
+    """The quarters ('Q2' for 'the second quarter', '2Q', 'Q2 2021') a prose figure is stated for: those
+    its sentence names up to the end of the figure's own clause ('In the third quarter, net income was $50
+    million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
+    figure stated for other quarters only is not the figure of the claim's quarter."""
+    lo = max(0, start - 300)
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+    first = breaks[-1] if breaks else lo
+    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
+    return _quarters(text[first:after.start() if after else min(len(text), end + 200)])
+
+
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a figure of prose is stated for, by the words attached to it: '18.3% for 2018', 'in 2019
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
@@ -464,7 +488,7 @@ _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in
                     for group, phrases in vocabulary.METRIC_GROUPS.items()]
 
 
-def _metrics_of(text: str) -> set[str]:
+def metrics_of(text: str) -> set[str]:
     """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
     plain = CAMEL.sub(" ", text).replace("_", " ").lower()
     return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}

@@ -72,13 +72,50 @@ def resolve_reference(reference: Reference, index: SourceIndex) -> list[str]:
                 or any(target in ln for ln in names.head[:5])
             ):
                 resolved.append(source.path)
-    if not resolved and reference.kind == "named" and not _DOCUMENT_TYPE.search(target):
+    if not resolved and reference.kind == "named":
         # A person or organisation ("according to Dr. Therese Rando") is grounded by a source that names
         # it; a document type ("the 10-K") must be that document, never a file that mentions it.
-        wanted = re.sub(r"^(?:dr|prof|mr|mrs|ms)\.?\s+|['’]s$", "", " ".join(target.split()))
-        if len(wanted) >= 3:
-            resolved = [source.path for f, source in enumerate(index.sources) if wanted in index.flat_text(f)]
+        resolved = [index.sources[f].path for f in _naming_sources(reference, index)]
     return resolved
+
+
+_INPUT_KINDS = ("input", "input_question")
+
+
+def _person(reference: Reference) -> re.Pattern[str] | None:
+    """The name a reference to a person or organisation stands for, as a pattern over a source's text
+    ("Dr. Therese Rando's" is 'therese rando', its words apart by any whitespace)."""
+    target = reference.target.lower().strip()
+    if reference.kind != "named" or _DOCUMENT_TYPE.search(target):
+        return None
+    wanted = re.sub(r"^(?:dr|prof|mr|mrs|ms)\.?\s+|['’]s$", "", " ".join(target.split()))
+    if len(wanted) < 3:
+        return None
+    return re.compile(r"\s+".join(re.escape(w) for w in wanted.split()), re.IGNORECASE)
+
+
+def _naming_sources(reference: Reference, index: SourceIndex) -> list[int]:
+    """The sources that name the person or organisation a reference stands for."""
+    name = _person(reference)
+    if name is None:
+        return []
+    return [f for f in range(len(index.sources)) if name.search(index.flat_text(f))]
+
+
+def name_span(reference: Reference, index: SourceIndex, paths: list[str]) -> tuple[int, int, int] | None:
+    """Where the person or organisation a reference stands for is named among `paths` (a tool's or
+    retriever's text before the user's input): the span to cite for a claim that rests on that name alone,
+    whose lines share the name with the claim."""
+    name = _person(reference)
+    if name is None:
+        return None
+    order = sorted(range(len(index.sources)), key=lambda f: index.sources[f].kind in _INPUT_KINDS)
+    for f in order:
+        if index.sources[f].path in paths:
+            m = name.search(index.loaded(f).text)
+            if m is not None:
+                return f, m.start(), m.end()
+    return None
 
 
 @dataclass(frozen=True)

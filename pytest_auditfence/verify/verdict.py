@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_auditfence.claims import quantities
+from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
@@ -17,10 +17,14 @@ from pytest_auditfence.verify.derive import (
     subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, about_subject, conflicting_cell, find_atom, locate, near_subject, subject_stem, subject_words, value_anywhere,
+    COMPUTED, about_subject, conflicting_cell, find_atom, locate, metrics_of, near_subject, subject_stem, subject_words,
+    value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
-from pytest_auditfence.verify.references import CitedSources, url_scopes, allowed_origins, apply_origin_rules, cited_form, compile_rules, placed_verdict, resolve_reference
+from pytest_auditfence.verify.references import (
+    CitedSources, allowed_origins, apply_origin_rules, cited_form, compile_rules, name_span, placed_verdict,
+    resolve_reference, url_scopes,
+)
 from pytest_auditfence.verify.results import SEVERITY, AtomResult
 from pytest_auditfence.verify.sources import SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
@@ -67,7 +71,11 @@ def _check_quantity(
         if index.label(o) is not None:
             continue  # a table cell contradicts only as the cell of the claim's row and period (above)
         observed = index.quantity(o)
-        comparable = observed.kind == q.kind or {q.kind, observed.kind} <= {"currency", "number"}
+        # the same dimension: a bare number in prose ('100 units') is no amount of money unless a scale word
+        # makes it one ('40 million' for '$40 million')
+        comparable = observed.kind == q.kind or (
+            {q.kind, observed.kind} == {"currency", "number"} and (observed.kind == "currency" or observed.scale > 1)
+            and quantities.comparable(q, observed))
         if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
             continue
         if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):
@@ -217,6 +225,8 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     if results:  # a claim checkable by its other atoms: the documents and fields it names must exist too
         results.extend(_missing_identifiers(claim, index))
     results.extend(_missing_periods(claim, index))
+    if not results:
+        results.extend(_periods_of_another_metric(claim, index))
 
     if not results:
         # a resolving name backs the claim only if its small numbers, too, stand in the cited sources
@@ -224,7 +234,9 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         in_cited = cited and all(any(m.source in cited for m in find_atom(q, index)) for q in unchecked)
         if named_refs and not dangling and cited and in_cited:
             first = next(f for f, s in enumerate(index.sources) if s.path == cited[0])
-            results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [(first, 0, 1)], note="reference resolves"))
+            # cite the lines that name the person or organisation, when the reference is one
+            span = name_span(named_refs[0], index, cited) or (first, 0, 1)
+            results.append(AtomResult(named_refs[0].text, Verdict.VERIFIED, [span], note="reference resolves"))
         elif dangling:
             results.append(AtomResult(dangling[0], Verdict.UNSUPPORTED, note="dangling reference"))
     if dangling and rules.strict_misattribution and any(r.verdict in (Verdict.VERIFIED, Verdict.DERIVED) for r in results):
@@ -264,11 +276,11 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     )
 
 
-# A numbered document, field or place ('Form 4506', 'Line 21', 'Schedule 8812', 'Section 121', 'Route 66')
+# A numbered document, field, place or class ('Form 4506', 'Line 21', 'Section 121', 'Route 66', 'Tier 1')
 # names one specific thing; the number is no amount (the parser skips it as a label) but it is content:
 # a source that never names it does not back the claim.
 _IDENTIFIER = re.compile(
-    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight)[ \t\u00a0]+"
+    r"\b(line|box|form|schedule|section|chapter|article|route|highway|exit|gate|flight|tier)[ \t\u00a0]+"
     r"(\d+[A-Za-z]?)\b", re.I)
 
 
@@ -317,4 +329,49 @@ def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]
         if key not in named:  # type: ignore[operator]
             missing.setdefault(key, claim.claim[start:end])
     return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
+            for key, shown in sorted(missing.items())]
+
+
+# The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
+# ('people') are named by words prose uses for anything.
+_PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n")
+
+
+def _metric_periods(index: SourceIndex) -> dict[str, set[str]]:
+    """For each metric the sources' prose names: the period keys named in the sentences that name it, or
+    in the sentence before one ('In the second quarter, ... . Net income was ...')."""
+    cached = index.memo.get("metric periods")
+    if cached is None:
+        cached = {}
+        for f in range(len(index.sources)):
+            before: set[str] = set()
+            for sentence in _SENTENCE_END.split(index.loaded(f).text):
+                keys = {key for _, _, key in quantities.period_mentions(sentence)}
+                for metric in metrics_of(sentence) & _PROSE_METRICS:
+                    cached.setdefault(metric, set()).update(keys | before)
+                before = keys
+        index.memo["metric periods"] = cached
+    return cached
+
+
+def _periods_of_another_metric(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
+    """A claim without figures that names a metric and a period ("net income fell in Q3"): when the sources
+    state that metric for periods of their own, none of them the claim's, the period is not the metric's.
+    (Only the period is checked: whatever else the claim says is not, so a period found is no verdict.)"""
+    mentions = quantities.period_mentions(claim.claim)
+    metrics = metrics_of(claim.claim) & _PROSE_METRICS
+    if not mentions or not metrics or claim.quantities:
+        return []
+    stated = _metric_periods(index)
+    periods = set().union(*(stated.get(m, set()) for m in metrics))
+    if not periods:
+        return []  # no source names these metrics for any period: nothing to hold the claim's period to
+    missing: dict[str, str] = {}
+    for start, end, key in mentions:
+        if key not in periods:
+            missing.setdefault(key, claim.claim[start:end])
+    named = ", ".join(sorted(metrics))
+    return [AtomResult(shown, Verdict.UNSUPPORTED,
+                       note=f"{shown!r}: the sources state {named} for {', '.join(sorted(periods))}, not for {key}")
             for key, shown in sorted(missing.items())]
