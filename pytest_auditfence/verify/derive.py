@@ -83,6 +83,18 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
             and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys))
 
 
+def shown(q: Quantity) -> str:
+    """An operand as a formula writes it: a negative figure signed and in parentheses ('(-5,637)' for a cell
+    '(5,637)'), so that the gate, which reads a formula's parentheses as grouping, computes with its sign."""
+    if q.value >= 0:
+        return q.text
+    inner = q.text.strip().replace("\u2212", "-")
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    inner = re.sub(r"^([$€£¥]?)\s*\(?\s*-?\s*", r"\1", inner).rstrip(")")
+    return f"(-{inner})"
+
+
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
     *, relative: bool = False, ops: frozenset[str] | None = None,
@@ -105,31 +117,35 @@ def derive_figure(
             continue  # '50 psi - 10 gallons' is no computation
         if q.kind == "percent":
             if qa.kind != "percent" and qa.value != 0:
-                change = (qb.value - qa.value) / abs(qa.value) * 100.0
-                if allowed("change") and abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
+                # over a negative base (a loss) a change is stated either way: as the move over the base's size
+                # (a loss from (168) to (238) is a 41.67% rise... of the loss) or divided by the signed base
+                for base in dict.fromkeys((abs(qa.value), qa.value)):
+                    change = (qb.value - qa.value) / base * 100.0
+                    if allowed("change") and abs(change - q.value) <= slack:
+                        over = shown(qa) if base == qa.value else f"-{shown(qa)}"
+                        return f"({shown(qb)} - {shown(qa)}) / {over} × 100 = {q.text}", [b, a]
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
-                    return f"{qa.text} / {qb.text} × 100 = {q.text}", [a, b]
+                    return f"{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
             elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
                                 and significant_digits(q.text) >= 2):
-                    return f"{qa.text} - {qb.text} = {q.text}", [a, b]
+                    return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
             elif relative and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
+                    return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
         elif q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
             if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
-                return f"{qa.text} / {qb.text} = {q.text}", [a, b]
+                return f"{shown(qa)} / {shown(qb)} = {q.text}", [a, b]
         elif same_family(q, qa):
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack
             difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
-                return f"{qa.text} {sign} {qb.text} = {q.text}", [a, b]
+                return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
     return None
 
 
@@ -153,9 +169,11 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     ops = formula_ops(claim)
     if not ops:
         return None
-    subject = claim_subject(claim)
-    if ops & {"change", "difference"} and len(subject.periods) == 1:
-        # 'grew 18.6% in FY2024': a change in a period is measured against the period before it
+    own = claim_subject(claim)
+    subject = own
+    if ops & {"change", "difference", "mean"} and len(subject.periods) == 1:
+        # 'grew 18.6% in FY2024': a change in a period is measured against the period before it; 'the 2019
+        # average balance' is the mean of the balances that open and close 2019
         (year, part), = subject.periods
         subject = replace(subject, periods=subject.periods | {(year - 1, part)})
     cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
@@ -178,23 +196,55 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         top = max(score.values())
         best = [row for row in rows if score[row] == top]
         named = best if top >= 0.5 and len(best) == 1 else []
-    groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
-    groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    # a row's operands are one series of its columns (the '2019' and '2018' of 'Fiscal Year', not a 'Variance'
+    # or '% of revenue' column beside them) over the periods the claim names
+    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
+    groups = series + [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     for members in groups:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
-    for members in groups:
+    for members in series:
+        # a mean or total over a row is over exactly the periods the claim names (and the period before a
+        # single one, for a mean): a series holding other periods' cells too is not the claim's
+        periods = {p for o in members for p in index.label(o).periods}
+        if own.periods and periods != set(subject.periods if "mean" in ops else own.periods):
+            continue
+        if len(members) != len(periods) and own.periods:
+            continue  # two cells of one period: the series is not one value per period
+        found = _aggregate(q, members, index, ops, slack, minimum_sum=2 if own.periods else 3)
+        if found is not None:
+            return found
+    for members in groups[len(series):]:
         found = _aggregate(q, members, index, ops, slack, minimum_sum=3)
         if found is not None:
             return found
     # a total, a mean, a share, a margin or a compound rate is of the periods the claim names, never of the
     # period before them that a change is measured against
-    own = claim_subject(claim)
     return (_column_derivation(claim, q, index, own, ops, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+
+
+_PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
+
+
+def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
+    """A row's cells of the claim's periods, as one series when each period has one cell; else grouped by what
+    their column is apart from its period ('December 31, 2019' and 'December 31, 2018' one series, '% of revenue
+    2019' another), in source order. A claim naming no period, or a row whose columns name none, is one series.
+    A 'Variance' column beside the periods is in no series."""
+    if not subject.periods or not any(index.label(o).periods for o in members):
+        return [members]
+    dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
+    if len({index.label(o).periods for o in dated}) == len(dated):
+        return [dated] if dated else []
+    found: dict[str, list[Observed]] = {}
+    for o in dated:
+        kind = " ".join(_PERIOD_TEXT.sub(" ", index.label(o).column_text).lower().split())
+        found.setdefault(kind, []).append(o)
+    return list(found.values())
 
 
 def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: frozenset[str], slack: float,
@@ -206,7 +256,7 @@ def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: fr
     if not all(same_family(q, v) or q.kind == v.kind for v in values):
         return None
     total = sum(v.value for v in values)
-    texts = " + ".join(v.text for v in values)
+    texts = " + ".join(shown(v) for v in values)
     if "mean" in ops and abs(total / len(values) - q.value) <= slack:
         return f"({texts}) / {len(values)} = {q.text}", members
     if "sum" in ops and q.kind != "percent" and len(values) >= minimum_sum and abs(total - q.value) <= slack:
@@ -262,8 +312,8 @@ def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subj
         whole = index.quantity(totals[0]).value if totals else sum(index.quantity(o).value for o in items)
         if whole == 0 or abs(sum(v.value for v in values) / whole * 100.0 - q.value) > slack:
             continue
-        part_text = " + ".join(v.text for v in values)
-        whole_text = index.quantity(totals[0]).text if totals else " + ".join(index.quantity(o).text for o in items)
+        part_text = " + ".join(shown(v) for v in values)
+        whole_text = shown(index.quantity(totals[0])) if totals else " + ".join(shown(index.quantity(o)) for o in items)
         numerator = f"({part_text})" if len(values) > 1 else part_text
         return f"{numerator} / ({whole_text}) × 100 = {q.text}", parts + (totals or [o for o in items if o not in parts])
     return None
