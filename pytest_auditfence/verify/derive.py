@@ -196,18 +196,18 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         top = max(score.values())
         best = [row for row in rows if score[row] == top]
         named = best if top >= 0.5 and len(best) == 1 else []
-    # a row's operands are one series of its columns (the '2019' and '2018' of 'Fiscal Year', not a 'Variance'
-    # or '% of revenue' column beside them) over the periods the claim names
-    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
-    groups = series + [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
+    groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     for members in groups:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    # a mean or total over a row is of one series of its columns (the '2019' and '2018' of 'Fiscal Year', not
+    # a 'Variance' column beside them) over exactly the periods the claim names (and the period before a single
+    # one, for a mean): a series holding other periods' cells too is not the claim's
+    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
     for members in series:
-        # a mean or total over a row is over exactly the periods the claim names (and the period before a
-        # single one, for a mean): a series holding other periods' cells too is not the claim's
         periods = {p for o in members for p in index.label(o).periods}
         if own.periods and periods != set(subject.periods if "mean" in ops else own.periods):
             continue
@@ -216,7 +216,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         found = _aggregate(q, members, index, ops, slack, minimum_sum=2 if own.periods else 3)
         if found is not None:
             return found
-    for members in groups[len(series):]:
+    for members in groups:  # every cell of a row the claim names, or of a column of the rows it names
         found = _aggregate(q, members, index, ops, slack, minimum_sum=3)
         if found is not None:
             return found
