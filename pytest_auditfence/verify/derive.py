@@ -158,7 +158,9 @@ MAX_GROUP = 8
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
     text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
-    return frozenset(op for op, words in vocabulary.FORMULA_CUES.items() if any(f" {w} " in text for w in words))
+    ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
+    return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
+                     if any(f" {w} " in text for w in words if w not in ignored))
 
 
 def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tuple[str, list[Observed]] | None:
@@ -534,3 +536,28 @@ def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> boo
         (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
+
+
+# A claim that counts ('how many years did revenue exceed $5,000 million', 'the number of quarters with a low
+# below $2.00', 'in 2 of the 3 years'): its figure is a count of rows or cells, its threshold a constant.
+_COUNTING = re.compile(r"(?i)\bhow\s+many\b|\bnumber\s+of\s+(?:the\s+)?(?:years|quarters|months|periods|times|"
+                       r"segments|components|categories|items|types)\b")
+_COMPARISON = re.compile(r"(?i)\b(?:exceed(?:s|ed|ing)?|surpass(?:es|ed)?|(?:more|greater|higher|less|lower|fewer)"
+                         r"\s+than|above|below|under|over|at\s+least|at\s+most)\s*$")
+
+
+def counted(claim: ClaimRecord, q: Quantity) -> str | None:
+    """Why `q` is not a figure to look up, in a claim that counts, or None: the threshold of the comparison
+    it counts ('exceed $200,000 thousand' is the question's constant, no value of the row), or the count
+    itself (a small unit-less number: how many cells meet the comparison, which no cell holds). Counting a
+    table's cells is not done, so neither is checked: the claim is `unverifiable` on them, never `verified`
+    by a chance cell of the same digits (a wrong count read the same as a right one)."""
+    if claim.kind == "table_row" or not _COUNTING.search(claim.claim):
+        return None
+    before = claim.claim[:max(0, q.start - claim.start)]
+    if _COMPARISON.search(before):
+        return "the threshold of a counted comparison"
+    if q.kind in ("number", "count") and not q.unit and q.scale == 1.0 and q.value == int(q.value) \
+            and 0 <= q.value < 100 and _COUNTING.search(before):
+        return "a count"
+    return None
