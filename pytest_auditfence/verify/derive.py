@@ -235,10 +235,14 @@ _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
 def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
     """A row's cells of the claim's periods, as one series when each period has one cell; else grouped by what
     their column is apart from its period ('December 31, 2019' and 'December 31, 2018' one series, '% of revenue
-    2019' another), in source order. A claim naming no period, or a row whose columns name none, is one series.
+    2019' another), in source order. A row whose columns name no period is one series; for a claim naming no
+    period, the row's cells of one period each are.
     A 'Variance' column beside the periods is in no series."""
-    if not subject.periods or not any(index.label(o).periods for o in members):
+    if not any(index.label(o).periods for o in members):
         return [members]
+    if not subject.periods:  # 'the average cost of sales': over every period of the row, one cell each
+        dated = [o for o in members if len(index.label(o).periods) == 1]
+        return [dated] if len({index.label(o).periods for o in dated}) == len(dated) > 1 else [members]
     dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
     if len({index.label(o).periods for o in dated}) == len(dated):
         return [dated] if dated else []
