@@ -157,7 +157,12 @@ MAX_GROUP = 8
 
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
-    text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
+    words = claim.claim
+    for q in sorted(claim.quantities or [], key=lambda q: -q.start):
+        at, end = q.start - claim.start, q.end - claim.start
+        if 0 <= at <= end <= len(words):  # a figure's own unit word ('0.6 percent') is no cue, as '0.6%' is none
+            words = words[:at] + " " + words[end:]
+    text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
     ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
@@ -200,15 +205,16 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         named = best if top >= 0.5 and len(best) == 1 else []
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
-    for members in groups:
+    # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
+    # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
+    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
+    for members in [*series, *groups]:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
-    # a mean or total over a row is of one series of its columns (the '2019' and '2018' of 'Fiscal Year', not
-    # a 'Variance' column beside them) over exactly the periods the claim names (and the period before a single
-    # one, for a mean): a series holding other periods' cells too is not the claim's
-    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
+    # a mean or total over a row is of one series over exactly the periods the claim names (and the period
+    # before a single one, for a mean): a series holding other periods' cells too is not the claim's
     for members in series:
         periods = {p for o in members for p in index.label(o).periods}
         if own.periods and periods != set(subject.periods if "mean" in ops else own.periods):
@@ -436,8 +442,18 @@ def candidate_pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lin
 def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool: list[tuple[int, Observed]]) -> list[Observed]:
     """Candidate operands of a derivation: the pool first, then the figures on lines that hold the words
     the rest of the claim names ('Net margin was 12.2%, net income divided by revenue': the operands stand
-    on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded."""
-    chosen = [o for _, o in pool[:DERIVE_POOL]]
+    on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded. A table cell of
+    another period than the claim's is no operand (two 2018 cells that happen to differ by a 2019 claim's figure;
+    a change in a period is measured against the period before it, so that one is kept for a change)."""
+    subject = claim_subject(claim)
+    if formula_ops(claim) & {"change", "difference"}:
+        subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
+
+    def own_period(o: Observed) -> bool:
+        label = index.label(o)
+        return label is None or not other_period(subject, label)
+
+    chosen = [o for _, o in pool if own_period(o)][:DERIVE_POOL]
     if len(chosen) >= DERIVE_POOL:
         return chosen
     own = set(subject_words(claim, q))
@@ -446,7 +462,8 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
     for _, o in index.with_words(others, limit=4 * DERIVE_POOL) if others else []:
         if len(chosen) >= DERIVE_POOL:
             break
-        if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)):
+        if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)) \
+                or not own_period(o):
             continue
         seen.add((o.file, o.item))
         chosen.append(o)
