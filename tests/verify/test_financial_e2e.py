@@ -492,6 +492,9 @@ ROW_ARITHMETIC_WRONG = [
          id="percentage-change-3pct-off"),
     # 'net' names a line item, no computation: $2,410 - $360 (the variance) is no 2019 figure
     case(SEGMENT, "Net revenues were $2,050 million in 2019.", "$2,050 million", id="the-other-periods-value"),
+    # two 2018 cells ($2,050 - $490) that happen to differ by the figure are no operands of a 2019 claim
+    case(SEGMENT, "Consumer segment revenues were $1,560 million in 2019.", "$1,560 million",
+         id="a-chance-difference-of-another-periods-cells"),
     # '(b)' after a row label is a footnote mark: the cells are in millions, not billions
     case(MOVEMENTS, "Transfers were -$1,421 billion in 2019.", "-$1,421 billion", id="a-footnote-mark-is-no-scale"),
     case(MOVEMENTS, "The change in transfers between 2018 year end and 2019 year end was $6,395 billion.",
