@@ -5,6 +5,7 @@ change, a unit conversion in parentheses), searched in a bounded, deterministic 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from itertools import permutations
@@ -97,19 +98,24 @@ def shown(q: Quantity) -> str:
 
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
-    *, relative: bool = False, ops: frozenset[str] | None = None,
+    *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
+    apart: Callable[[Observed, Observed], bool] | None = None,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
     the claim is `explicit` about computing. `relative`: also the percentage change of two rates (operands
     that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise). `ops`: the
-    operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one."""
+    operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one. `rates`: whether
+    the percentage change of two rates is tried (default: `relative`); `apart`: pairs never taken together."""
+    rates = relative if rates is None else rates
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
 
     for a, b in permutations(pool, 2):
+        if apart is not None and apart(a, b):
+            continue
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
             continue  # x / x = 100% and x - x = 0 say nothing about where a figure came from
@@ -132,7 +138,7 @@ def derive_figure(
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
                                 and significant_digits(q.text) >= 2):
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
-            elif relative and qa.kind == "percent" and qa.value != 0 and allowed("change"):
+            elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
                     return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
@@ -208,8 +214,25 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
     series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
-    for members in [*series, *groups]:
-        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
+    # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
+    # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
+    rates = _RELATIVE_CHANGE.search(claim.claim) is not None
+    for members in series:
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates)
+        if found is not None:
+            return found
+    # at large, a pair of two periods' cells that stand in two complete series ('Q1 2019' and 'Q3 2018' of a
+    # table of quarters) is a chance pair: the claim's periods are compared within one series
+    complete = {(o.file, o.item): n for n, members in enumerate(series) if len(members) > 1
+                and len({index.label(o).periods for o in members}) == len(members) == len(subject.periods)
+                for o in members}
+
+    def apart(a: Observed, b: Observed) -> bool:
+        na, nb = complete.get((a.file, a.item)), complete.get((b.file, b.item))
+        return na is not None and nb is not None and na != nb and index.label(a).periods != index.label(b).periods
+
+    for members in groups:
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, apart=apart)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
@@ -235,6 +258,9 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
 
 
+_RELATIVE_CHANGE = re.compile(
+    r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
+    r"|fell|declined|dropped|increased|decreased|jumped)\b")
 _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
 
 

@@ -186,8 +186,24 @@ def get_movements(note: str) -> str:
     return MOVEMENTS_CSV
 
 
+QUARTERS_MD = """Table 7. Quarterly results (in millions, except percentages)
+
+| | Fiscal 2019 | Fiscal 2019 | Fiscal 2018 | Fiscal 2018 |
+|---|---|---|---|---|
+| | First Quarter | Second Quarter | First Quarter | Second Quarter |
+| Revenue | 410 | 452 | 388 | 401 |
+| Gross margin | 41.5% | 41.2% | 40.8% | 40.6% |
+"""
+
+
+@tool
+def get_quarters(year: int) -> str:
+    """Quarterly results of two fiscal years, as markdown."""
+    return QUARTERS_MD
+
+
 TOOLS = [get_statement, get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
-         fetch, fetch_passage, get_segment_table, get_movements]
+         fetch, fetch_passage, get_segment_table, get_movements, get_quarters]
 
 
 def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
@@ -453,6 +469,7 @@ def test_a_passage_cited_by_the_wrong_number_is_misattributed(audit) -> None:
 
 SEGMENT = [("get_segment_table", {"segment": "consumer"})]
 MOVEMENTS = [("get_movements", {"note": "investments"})]
+QUARTERS = [("get_quarters", {"year": 2019})]
 
 ROW_ARITHMETIC = [
     case(SEGMENT, "The average net revenues for fiscal 2019 and 2018 were $2,230 million.", "$2,230 million",
@@ -465,6 +482,8 @@ ROW_ARITHMETIC = [
          id="percentage-change-over-a-negative-base"),
     case(MOVEMENTS, "The change in transfers between 2018 year end and 2019 year end was $6,395 million.",
          "$6,395 million", id="change-to-a-year-end"),
+    case(QUARTERS, "The change in first-quarter gross margin between fiscal 2018 and 2019 was 0.7 percent.",
+         "0.7 percent", id="change-of-a-rate-within-one-series"),
 ]
 
 
@@ -495,6 +514,12 @@ ROW_ARITHMETIC_WRONG = [
     # two 2018 cells ($2,050 - $490) that happen to differ by the figure are no operands of a 2019 claim
     case(SEGMENT, "Consumer segment revenues were $1,560 million in 2019.", "$1,560 million",
          id="a-chance-difference-of-another-periods-cells"),
+    # 41.5% (Q1 2019) - 40.6% (Q2 2018) crosses two quarters' series; (41.2% - 40.6%) / 40.6% is a relative change
+    # of two rates the claim does not call a percentage change
+    case(QUARTERS, "The change in gross margin between fiscal 2018 and 2019 was 0.9 percent.", "0.9 percent",
+         id="a-chance-pair-across-two-series"),
+    case(QUARTERS, "The change in gross margin between fiscal 2018 and 2019 was 1.5 percent.", "1.5 percent",
+         id="a-relative-change-of-rates-not-named"),
     # '(b)' after a row label is a footnote mark: the cells are in millions, not billions
     case(MOVEMENTS, "Transfers were -$1,421 billion in 2019.", "-$1,421 billion", id="a-footnote-mark-is-no-scale"),
     case(MOVEMENTS, "The change in transfers between 2018 year end and 2019 year end was $6,395 billion.",
