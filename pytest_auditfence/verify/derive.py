@@ -142,10 +142,15 @@ def derive_figure(
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
                     return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
-        elif q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
+            continue
+        if q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
             if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
                 return f"{shown(qa)} / {shown(qb)} = {q.text}", [a, b]
-        elif same_family(q, qa):
+            if q.kind == "ratio":
+                continue
+        # a unit-less figure that is no ratio of the pair may be their difference ('interest rate swaps' names
+        # a rate, yet the change in their fair value is a difference of two amounts)
+        if same_family(q, qa):
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack
             difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack
