@@ -638,6 +638,9 @@ class _Parser:
         if after == "-" and end + 1 < len(text) and text[end + 1].isupper() and suffix.kind == "number":
             return self._skip(end)  # "10-K", "20-F", "7-Zip"; "45-degree" stays a number
         kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
+        if (kind == "duration" and currency is None and not negative and _YEAR.fullmatch(num) and self.years
+                and re.fullmatch(r"\s*year", text[num_end:end], re.I)):
+            return self._skip(num_end)  # '2019 year end': a year before the word 'year', not 2,019 years
         if (
             kind == "number" and unit is None and scale is None and den is None and currency is None
             and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num) and self.years

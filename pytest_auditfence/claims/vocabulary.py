@@ -149,7 +149,7 @@ FORMULA_CUES: dict[str, tuple[str, ...]] = {
             "plus", "added", "in all"),
     "difference": ("change", "changed", "difference", "differ", "increase", "increased", "decrease", "decreased",
                    "more", "less", "higher", "lower", "gap", "minus", "exceed", "exceeded", "rose", "fell", "grew",
-                   "declined", "dropped", "up", "down", "net", "between", "from", "compared", "versus", "vs"),
+                   "declined", "dropped", "up", "down", "between", "from", "compared", "versus", "vs"),
     "change": ("change", "changed", "increase", "increased", "decrease", "decreased", "growth", "grew", "rose",
                "fell", "declined", "dropped", "up", "down", "percentage", "percent"),
     "ratio": ("ratio", "proportion", "percentage", "percent", "share", "portion", "fraction", "over", "divided",
@@ -161,6 +161,10 @@ FORMULA_CUES["cagr"] = ("cagr", "compound", "compounded", "annualized", "annuali
                         "a year", "per year", "per annum")
 FORMULA_CUES["share"] = ("share", "made up", "make up", "makes up", "accounted for", "account for", "accounts for",
                          "represented", "represents", "portion", "proportion", "of total", "of the total")
+
+# Words that cue a difference only where the claim names two periods ('from 2018 to 2019', 'between FY18 and
+# FY19'); elsewhere they are prepositions ('revenue from Apple', 'the split between segments').
+PERIOD_PAIR_CUES = frozenset({"between", "from", "compared", "versus", "vs"})
 
 # The base a ratio word implies when the claim names only its numerator: a margin is over revenue.
 RATIO_BASES: dict[str, str] = {"margin": "revenue", "margins": "revenue"}

@@ -5,6 +5,7 @@ change, a unit conversion in parentheses), searched in a bounded, deterministic 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from itertools import permutations
@@ -83,21 +84,38 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
             and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys))
 
 
+def shown(q: Quantity) -> str:
+    """An operand as a formula writes it: a negative figure signed and in parentheses ('(-5,637)' for a cell
+    '(5,637)'), so that the gate, which reads a formula's parentheses as grouping, computes with its sign."""
+    if q.value >= 0:
+        return q.text
+    inner = q.text.strip().replace("\u2212", "-")
+    if inner.startswith("(") and inner.endswith(")"):
+        inner = inner[1:-1]
+    inner = re.sub(r"^([$€£¥]?)\s*\(?\s*-?\s*", r"\1", inner).rstrip(")")
+    return f"(-{inner})"
+
+
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
-    *, relative: bool = False, ops: frozenset[str] | None = None,
+    *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
+    apart: Callable[[Observed, Observed], bool] | None = None,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
     the claim is `explicit` about computing. `relative`: also the percentage change of two rates (operands
     that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise). `ops`: the
-    operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one."""
+    operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one. `rates`: whether
+    the percentage change of two rates is tried (default: `relative`); `apart`: pairs never taken together."""
+    rates = relative if rates is None else rates
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
 
     for a, b in permutations(pool, 2):
+        if apart is not None and apart(a, b):
+            continue
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
             continue  # x / x = 100% and x - x = 0 say nothing about where a figure came from
@@ -105,31 +123,40 @@ def derive_figure(
             continue  # '50 psi - 10 gallons' is no computation
         if q.kind == "percent":
             if qa.kind != "percent" and qa.value != 0:
-                change = (qb.value - qa.value) / abs(qa.value) * 100.0
-                if allowed("change") and abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
+                # over a negative base (a loss) a change is stated either way: as the move over the base's size
+                # (a loss from (168) to (238) is a 41.67% rise... of the loss) or divided by the signed base
+                for base in dict.fromkeys((abs(qa.value), qa.value)):
+                    change = (qb.value - qa.value) / base * 100.0
+                    if allowed("change") and abs(change - q.value) <= slack:
+                        over = shown(qa) if base == qa.value else f"-{shown(qa)}"
+                        return f"({shown(qb)} - {shown(qa)}) / {over} × 100 = {q.text}", [b, a]
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
-                    return f"{qa.text} / {qb.text} × 100 = {q.text}", [a, b]
+                    return f"{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
             elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
                                 and significant_digits(q.text) >= 2):
-                    return f"{qa.text} - {qb.text} = {q.text}", [a, b]
-            elif relative and qa.kind == "percent" and qa.value != 0 and allowed("change"):
+                    return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
+            elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack:
-                    return f"({qb.text} - {qa.text}) / {qa.text} × 100 = {q.text}", [b, a]
-        elif q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
+                    return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
+            continue
+        if q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
             if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
-                return f"{qa.text} / {qb.text} = {q.text}", [a, b]
-        elif same_family(q, qa):
+                return f"{shown(qa)} / {shown(qb)} = {q.text}", [a, b]
+            if q.kind == "ratio":
+                continue
+        # a unit-less figure that is no ratio of the pair may be their difference ('interest rate swaps' names
+        # a rate, yet the change in their fair value is a difference of two amounts)
+        if same_family(q, qa):
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack
             difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
-                return f"{qa.text} {sign} {qb.text} = {q.text}", [a, b]
+                return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
     return None
 
 
@@ -141,8 +168,15 @@ MAX_GROUP = 8
 
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
-    text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
-    return frozenset(op for op, words in vocabulary.FORMULA_CUES.items() if any(f" {w} " in text for w in words))
+    words = claim.claim
+    for q in sorted(claim.quantities or [], key=lambda q: -q.start):
+        at, end = q.start - claim.start, q.end - claim.start
+        if 0 <= at <= end <= len(words):  # a figure's own unit word ('0.6 percent') is no cue, as '0.6%' is none
+            words = words[:at] + " " + words[end:]
+    text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
+    ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
+    return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
+                     if any(f" {w} " in text for w in words if w not in ignored))
 
 
 def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tuple[str, list[Observed]] | None:
@@ -153,9 +187,11 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     ops = formula_ops(claim)
     if not ops:
         return None
-    subject = claim_subject(claim)
-    if ops & {"change", "difference"} and len(subject.periods) == 1:
-        # 'grew 18.6% in FY2024': a change in a period is measured against the period before it
+    own = claim_subject(claim)
+    subject = own
+    if ops & {"change", "difference", "mean"} and len(subject.periods) == 1:
+        # 'grew 18.6% in FY2024': a change in a period is measured against the period before it; 'the 2019
+        # average balance' is the mean of the balances that open and close 2019
         (year, part), = subject.periods
         subject = replace(subject, periods=subject.periods | {(year - 1, part)})
     cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
@@ -180,21 +216,78 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         named = best if top >= 0.5 and len(best) == 1 else []
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
+    # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
+    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
+    # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
+    # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
+    rates = _RELATIVE_CHANGE.search(claim.claim) is not None
+    for members in series:
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates)
+        if found is not None:
+            return found
+    # at large, a pair of two periods' cells that stand in two complete series ('Q1 2019' and 'Q3 2018' of a
+    # table of quarters) is a chance pair: the claim's periods are compared within one series
+    complete = {(o.file, o.item): n for n, members in enumerate(series) if len(members) > 1
+                and len({index.label(o).periods for o in members}) == len(members) == len(subject.periods)
+                for o in members}
+
+    def apart(a: Observed, b: Observed) -> bool:
+        na, nb = complete.get((a.file, a.item)), complete.get((b.file, b.item))
+        return na is not None and nb is not None and na != nb and index.label(a).periods != index.label(b).periods
+
     for members in groups:
-        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops)
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, apart=apart)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
-    for members in groups:
+    # a mean or total over a row is of one series over exactly the periods the claim names (and the period
+    # before a single one, for a mean): a series holding other periods' cells too is not the claim's
+    for members in series:
+        periods = {p for o in members for p in index.label(o).periods}
+        if own.periods and periods != set(subject.periods if "mean" in ops else own.periods):
+            continue
+        if len(members) != len(periods) and own.periods:
+            continue  # two cells of one period: the series is not one value per period
+        found = _aggregate(q, members, index, ops, slack, minimum_sum=2 if own.periods else 3)
+        if found is not None:
+            return found
+    for members in groups:  # every cell of a row the claim names, or of a column of the rows it names
         found = _aggregate(q, members, index, ops, slack, minimum_sum=3)
         if found is not None:
             return found
     # a total, a mean, a share, a margin or a compound rate is of the periods the claim names, never of the
     # period before them that a change is measured against
-    own = claim_subject(claim)
     return (_column_derivation(claim, q, index, own, ops, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+
+
+_RELATIVE_CHANGE = re.compile(
+    r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
+    r"|fell|declined|dropped|increased|decreased|jumped)\b")
+_PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
+
+
+def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
+    """A row's cells of the claim's periods, as one series when each period has one cell; else grouped by what
+    their column is apart from its period ('December 31, 2019' and 'December 31, 2018' one series, '% of revenue
+    2019' another), in source order. A row whose columns name no period is one series; for a claim naming no
+    period, the row's cells of one period each are.
+    A 'Variance' column beside the periods is in no series."""
+    if not any(index.label(o).periods for o in members):
+        return [members]
+    if not subject.periods:  # 'the average cost of sales': over every period of the row, one cell each
+        dated = [o for o in members if len(index.label(o).periods) == 1]
+        return [dated] if len({index.label(o).periods for o in dated}) == len(dated) > 1 else [members]
+    dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
+    if len({index.label(o).periods for o in dated}) == len(dated):
+        return [dated] if dated else []
+    found: dict[str, list[Observed]] = {}
+    for o in dated:
+        kind = " ".join(_PERIOD_TEXT.sub(" ", index.label(o).column_text).lower().split())
+        found.setdefault(kind, []).append(o)
+    return list(found.values())
 
 
 def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: frozenset[str], slack: float,
@@ -206,7 +299,7 @@ def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: fr
     if not all(same_family(q, v) or q.kind == v.kind for v in values):
         return None
     total = sum(v.value for v in values)
-    texts = " + ".join(v.text for v in values)
+    texts = " + ".join(shown(v) for v in values)
     if "mean" in ops and abs(total / len(values) - q.value) <= slack:
         return f"({texts}) / {len(values)} = {q.text}", members
     if "sum" in ops and q.kind != "percent" and len(values) >= minimum_sum and abs(total - q.value) <= slack:
@@ -262,8 +355,8 @@ def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subj
         whole = index.quantity(totals[0]).value if totals else sum(index.quantity(o).value for o in items)
         if whole == 0 or abs(sum(v.value for v in values) / whole * 100.0 - q.value) > slack:
             continue
-        part_text = " + ".join(v.text for v in values)
-        whole_text = index.quantity(totals[0]).text if totals else " + ".join(index.quantity(o).text for o in items)
+        part_text = " + ".join(shown(v) for v in values)
+        whole_text = shown(index.quantity(totals[0])) if totals else " + ".join(shown(index.quantity(o)) for o in items)
         numerator = f"({part_text})" if len(values) > 1 else part_text
         return f"{numerator} / ({whole_text}) × 100 = {q.text}", parts + (totals or [o for o in items if o not in parts])
     return None
@@ -380,8 +473,18 @@ def candidate_pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lin
 def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool: list[tuple[int, Observed]]) -> list[Observed]:
     """Candidate operands of a derivation: the pool first, then the figures on lines that hold the words
     the rest of the claim names ('Net margin was 12.2%, net income divided by revenue': the operands stand
-    on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded."""
-    chosen = [o for _, o in pool[:DERIVE_POOL]]
+    on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded. A table cell of
+    another period than the claim's is no operand (two 2018 cells that happen to differ by a 2019 claim's figure;
+    a change in a period is measured against the period before it, so that one is kept for a change)."""
+    subject = claim_subject(claim)
+    if formula_ops(claim) & {"change", "difference"}:
+        subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
+
+    def own_period(o: Observed) -> bool:
+        label = index.label(o)
+        return label is None or not other_period(subject, label)
+
+    chosen = [o for _, o in pool if own_period(o)][:DERIVE_POOL]
     if len(chosen) >= DERIVE_POOL:
         return chosen
     own = set(subject_words(claim, q))
@@ -390,7 +493,8 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
     for _, o in index.with_words(others, limit=4 * DERIVE_POOL) if others else []:
         if len(chosen) >= DERIVE_POOL:
             break
-        if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)):
+        if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)) \
+                or not own_period(o):
             continue
         seen.add((o.file, o.item))
         chosen.append(o)
@@ -484,3 +588,28 @@ def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> boo
         (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
+
+
+# A claim that counts ('how many years did revenue exceed $5,000 million', 'the number of quarters with a low
+# below $2.00', 'in 2 of the 3 years'): its figure is a count of rows or cells, its threshold a constant.
+_COUNTING = re.compile(r"(?i)\bhow\s+many\b|\bnumber\s+of\s+(?:the\s+)?(?:years|quarters|months|periods|times|"
+                       r"segments|components|categories|items|types)\b")
+_COMPARISON = re.compile(r"(?i)\b(?:exceed(?:s|ed|ing)?|surpass(?:es|ed)?|(?:more|greater|higher|less|lower|fewer)"
+                         r"\s+than|above|below|under|over|at\s+least|at\s+most)\s*$")
+
+
+def counted(claim: ClaimRecord, q: Quantity) -> str | None:
+    """Why `q` is not a figure to look up, in a claim that counts, or None: the threshold of the comparison
+    it counts ('exceed $200,000 thousand' is the question's constant, no value of the row), or the count
+    itself (a small unit-less number: how many cells meet the comparison, which no cell holds). Counting a
+    table's cells is not done, so neither is checked: the claim is `unverifiable` on them, never `verified`
+    by a chance cell of the same digits (a wrong count read the same as a right one)."""
+    if claim.kind == "table_row" or not _COUNTING.search(claim.claim):
+        return None
+    before = claim.claim[:max(0, q.start - claim.start)]
+    if _COMPARISON.search(before):
+        return "the threshold of a counted comparison"
+    if q.kind in ("number", "count") and not q.unit and q.scale == 1.0 and q.value == int(q.value) \
+            and 0 <= q.value < 100 and _COUNTING.search(before):
+        return "a count"
+    return None

@@ -207,7 +207,10 @@ def stands_by_subject(index: SourceIndex, o: Observed, keys: set[str]) -> bool:
 
 # -- a claim's subject and period, and the table cells they name ----------------------------------------------
 
-_PERIOD_RANGE = re.compile(r"(?i)\b(?:from|between)\s+(?:fiscal\s+|FY\s*)?(\d{4})\s+(?:to|and|through|-)\s+(?:fiscal\s+|FY\s*)?(\d{4})\b")
+_PERIOD_RANGE = re.compile(
+    r"(?i)\b(?:(?:from|between)\s+(?:fiscal\s+(?:years?\s+)?|FY\s*)?(\d{4})\s+(?:to|and|through)\s+"
+    r"|(?:from|between|over|across|in|during)\s+(?:fiscal\s+(?:years?\s+)?|FY\s*)?(\d{4})(?:\s+(?:to|through)\s+|\s*[-–]\s*))"
+    r"(?:fiscal\s+|FY\s*)?(\d{4})\b")
 _MAX_RANGE_YEARS = 12
 
 
@@ -227,7 +230,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     text = claim.claim
     periods = set(periods_in(text))
     for m in _PERIOD_RANGE.finditer(text):
-        lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+        lo, hi = sorted((int(m.group(1) or m.group(2)), int(m.group(3))))
         if hi - lo <= _MAX_RANGE_YEARS:
             periods.update((year, "") for year in range(lo, hi + 1))
     if not periods and claim.context:

@@ -73,6 +73,7 @@ _PERIOD = re.compile(
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
 )
+_SPACED_YEAR = re.compile(r"(?<!\d)(?<!\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
 _ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
 
 
@@ -85,6 +86,7 @@ def periods_in(text: str) -> frozenset[Period]:
     """The periods a header, row label or claim names: 'FY2024', '2019', 'Q3 2023', 'fiscal 2017',
     'as of December 31, 2019', 'third quarter of 2023', 'July 29, 2017' (the year of a dated column)."""
     found: set[Period] = set()
+    text = _SPACED_YEAR.sub(lambda m: m.group().replace(" ", ""), text)  # a PDF's letter-spaced '2 0 1 8'
     for m in _PERIOD.finditer(text):
         if m.group("q"):
             found.add((_year(m.group("qy")), m.group("q").upper()))
@@ -374,6 +376,7 @@ def _gapped(line: str) -> bool:
 
 # -- interpretation: one meaning for every form --------------------------------------------------------------
 
+_LETTER_MARK = re.compile(r"\([A-Za-z]\)")
 _CAPTION_LINES = 4
 _CAPTION_CHARS = 400
 _PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:diluted[\s_-]+|basic[\s_-]+)?share|\beps\b")
@@ -466,7 +469,10 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             since = []
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
         row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
-        row_cue = quantities._field_cue(label) if label else None  # noqa: SLF001 - the parser's own field reading
+        # a letter in parentheses after a row label is a footnote mark ('Transfers (Note (b))', 'Disposals (c)'),
+        # not a scale: '(b)' is no 'billions' (a row's scale is written '$b', 'bn', 'USD m')
+        cue_text = _LETTER_MARK.sub(" ", label)
+        row_cue = quantities._field_cue(cue_text) if cue_text.strip() else None  # noqa: SLF001 - the parser's own field reading
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))

@@ -13,7 +13,7 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    candidate_operands, candidate_pool, computes, derive_figure, period_span, prose_ops, restated_conversion, span_of,
+    candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, restated_conversion, span_of,
     subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
@@ -159,14 +159,19 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             f"the SourceIndex from the fence's sources."
         )
     notes: list[str] = []
-    own = [q for q in claim.quantities if not is_weak(q) and period_span(claim, q) is not None]
+    reasons = {q.start: why for q in claim.quantities if (why := counted(claim, q))}
+    for why in dict.fromkeys(reasons.values()):
+        shown = ", ".join(q.text for q in claim.quantities if reasons.get(q.start) == why)
+        notes.append(f"not checked, {why} (counting a table's cells is not done): {shown}")
+    to_check = [q for q in claim.quantities if q.start not in reasons]
+    own = [q for q in to_check if not is_weak(q) and period_span(claim, q) is not None]
     # a small number about a subject a table holds ('the expected term in 2019 was 0.5') is checked: its
     # row and period place it, where in prose it would match something anywhere by chance
-    placed = [q for q in claim.quantities if is_weak(q) and subject_in_table(claim, q, index)]
-    strong = [q for q in claim.quantities if (not is_weak(q) or q in placed) and q not in own]
+    placed = [q for q in to_check if is_weak(q) and subject_in_table(claim, q, index)]
+    strong = [q for q in to_check if (not is_weak(q) or q in placed) and q not in own]
     if own:
         notes.append(f"not checked, the length of the claim's own period range: {', '.join(q.text for q in own)}")
-    weak = [q.text for q in claim.quantities if is_weak(q) and q not in placed]
+    weak = [q.text for q in to_check if is_weak(q) and q not in placed]
     if weak:
         notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
 

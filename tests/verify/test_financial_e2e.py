@@ -155,8 +155,55 @@ def fetch_passage(n: int) -> str:
     return PASSAGES[n]
 
 
+SEGMENT_MD = """Table 5. Consumer segment (in millions, except for percentages)
+
+|  | Fiscal Year |  | Variance in |  |
+|---|---|---|---|---|
+|  | 2019 | 2018 | Dollar | Percent |
+| Net revenues | $2,410 | $2,050 | $360 | 18% |
+| Operating income (loss) | $(120) | $(310) | $190 | 61% |
+| Deferred revenue | 520 | 490 | 30 | 6% |
+"""
+
+
+@tool
+def get_segment_table(segment: str) -> str:
+    """A segment's results with their variance columns, as markdown."""
+    return SEGMENT_MD
+
+
+MOVEMENTS_CSV = """Table 6. Movement of investments (in millions)
+,2019,2018
+Additions (Note (a)),"4,618","6,807"
+Transfers (Note (b)),"(1,421)","(7,816)"
+Disposals (Note (c)),"(1,664)","(1,405)"
+"""
+
+
+@tool
+def get_movements(note: str) -> str:
+    """A note's movement table, as CSV with footnote marks after the row labels."""
+    return MOVEMENTS_CSV
+
+
+QUARTERS_MD = """Table 7. Quarterly results (in millions, except percentages)
+
+| | Fiscal 2019 | Fiscal 2019 | Fiscal 2018 | Fiscal 2018 |
+|---|---|---|---|---|
+| | First Quarter | Second Quarter | First Quarter | Second Quarter |
+| Revenue | 410 | 452 | 388 | 401 |
+| Gross margin | 41.5% | 41.2% | 40.8% | 40.6% |
+"""
+
+
+@tool
+def get_quarters(year: int) -> str:
+    """Quarterly results of two fiscal years, as markdown."""
+    return QUARTERS_MD
+
+
 TOOLS = [get_statement, get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
-         fetch, fetch_passage]
+         fetch, fetch_passage, get_segment_table, get_movements, get_quarters]
 
 
 def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
@@ -414,3 +461,86 @@ def test_a_passage_cited_by_the_wrong_number_is_misattributed(audit) -> None:
     record = claim_of(cascade, "$2.41")
     assert record.verdict is Verdict.MISATTRIBUTED, (record.verdict, record.notes)
     assert cascade.hallucinations.numerator == 1
+
+
+
+# -- stop 11: arithmetic over a row's period columns beside its variance columns, signed operands, a footnote
+# mark that is no scale, and counted comparisons (each with its negatives)
+
+SEGMENT = [("get_segment_table", {"segment": "consumer"})]
+MOVEMENTS = [("get_movements", {"note": "investments"})]
+QUARTERS = [("get_quarters", {"year": 2019})]
+
+ROW_ARITHMETIC = [
+    case(SEGMENT, "The average net revenues for fiscal 2019 and 2018 were $2,230 million.", "$2,230 million",
+         id="mean-of-the-named-periods-not-of-the-variance-columns"),
+    case(SEGMENT, "The 2019 average deferred revenue was $505 million.", "$505 million",
+         id="average-of-a-year-opening-and-closing"),
+    case(SEGMENT, "The change in operating income (loss) from 2018 to 2019 was $190 million.", "$190 million",
+         id="difference-of-negative-cells"),
+    case(SEGMENT, "The percentage change in operating income (loss) from 2018 to 2019 was 61.29%.", "61.29%",
+         id="percentage-change-over-a-negative-base"),
+    case(MOVEMENTS, "The change in transfers between 2018 year end and 2019 year end was $6,395 million.",
+         "$6,395 million", id="change-to-a-year-end"),
+    case(QUARTERS, "The change in first-quarter gross margin between fiscal 2018 and 2019 was 0.7 percent.",
+         "0.7 percent", id="change-of-a-rate-within-one-series"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", ROW_ARITHMETIC)
+def test_arithmetic_over_a_rows_periods_is_derived(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert record.verdict is Verdict.DERIVED, (record.verdict, record.notes)
+    assert record.evidence and cascade.hallucinations.numerator == 0, record.notes
+
+
+def test_a_negative_operand_is_written_signed_in_the_formula(audit) -> None:
+    record = claim_of(audit(SEGMENT, "The change in operating income (loss) from 2018 to 2019 was $190 million."),
+                      "$190 million")
+    assert record.formula is not None and "(-120)" in record.formula and "(-310)" in record.formula, record.formula
+
+
+ROW_ARITHMETIC_WRONG = [
+    case(SEGMENT, "The average net revenues for fiscal 2019 and 2018 were $2,340 million.", "$2,340 million",
+         id="mean-5pct-off"),
+    case(SEGMENT, "The 2019 average deferred revenue was $525 million.", "$525 million", id="average-of-a-year-4pct-off"),
+    case(SEGMENT, "The change in operating income (loss) from 2018 to 2019 was $430 million.", "$430 million",
+         id="difference-with-the-signs-dropped"),
+    case(SEGMENT, "The percentage change in operating income (loss) from 2018 to 2019 was 63.5%.", "63.5%",
+         id="percentage-change-3pct-off"),
+    # 'net' names a line item, no computation: $2,410 - $360 (the variance) is no 2019 figure
+    case(SEGMENT, "Net revenues were $2,050 million in 2019.", "$2,050 million", id="the-other-periods-value"),
+    # two 2018 cells ($2,050 - $490) that happen to differ by the figure are no operands of a 2019 claim
+    case(SEGMENT, "Consumer segment revenues were $1,560 million in 2019.", "$1,560 million",
+         id="a-chance-difference-of-another-periods-cells"),
+    # 41.5% (Q1 2019) - 40.6% (Q2 2018) crosses two quarters' series; (41.2% - 40.6%) / 40.6% is a relative change
+    # of two rates the claim does not call a percentage change
+    case(QUARTERS, "The change in gross margin between fiscal 2018 and 2019 was 0.9 percent.", "0.9 percent",
+         id="a-chance-pair-across-two-series"),
+    case(QUARTERS, "The change in gross margin between fiscal 2018 and 2019 was 1.5 percent.", "1.5 percent",
+         id="a-relative-change-of-rates-not-named"),
+    # '(b)' after a row label is a footnote mark: the cells are in millions, not billions
+    case(MOVEMENTS, "Transfers were -$1,421 billion in 2019.", "-$1,421 billion", id="a-footnote-mark-is-no-scale"),
+    case(MOVEMENTS, "The change in transfers between 2018 year end and 2019 year end was $6,395 billion.",
+         "$6,395 billion", id="change-to-a-year-end-wrong-scale"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", ROW_ARITHMETIC_WRONG)
+def test_wrong_arithmetic_over_a_rows_periods_is_flagged(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_a_counted_comparison_is_unverifiable_never_verified_by_a_chance_cell(audit, count: str) -> None:
+    # $2,050 million is the 2018 cell: looked up as a figure, the threshold 'verified' a right and a wrong count
+    # alike; the count is of the row's cells above it, which the verifier does not count
+    sentence = f"In answer to how many years did net revenues exceed $2,050 million, the figure is {count}."
+    cascade = audit(SEGMENT, sentence)
+    record = claim_of(cascade, "$2,050 million")
+    assert record.verdict is Verdict.UNVERIFIABLE, (record.verdict, record.notes)
+    assert any("threshold of a counted comparison" in n and "$2,050 million" in n for n in record.notes), record.notes
+    assert any("a count" in n and n.endswith(count) for n in record.notes), record.notes

@@ -140,10 +140,29 @@ def test_cells_know_row_section_columns_and_periods():
         ("as of December 31, 2019", {(2019, "")}),
         ("the third quarter of 2023", {(2023, "Q3")}),
         ("revenue of 2,019 units", set()),
+        ("2 0 1 8", {(2018, "")}),  # a PDF extraction's letter-spaced header
+        ("1 2 0 1 8 5", set()),
     ],
 )
 def test_periods_are_read_as_a_reader_writes_them(text, periods):
     assert periods_in(text) == periods
+
+
+@pytest.mark.parametrize(
+    ("sentence", "years"),
+    [
+        ("The average net income from 2017-2019 was $19.6 million.", {2017, 2018, 2019}),
+        ("Total costs over fiscal years 2017 to 2019 were $5 million.", {2017, 2018, 2019}),
+        ("Expenses between 2017 and 2019 rose $3 million.", {2017, 2018, 2019}),
+        ("Revenue in 2017 and 2019 was $4 million and $5 million, respectively.", {2017, 2019}),
+    ],
+)
+def test_a_claims_period_range_names_every_year_of_it(sentence, years):
+    from pytest_auditfence.claims.extract import extract_claims
+    from pytest_auditfence.verify.match import claim_subject
+
+    (claim,) = extract_claims(sentence)
+    assert {year for year, _ in claim_subject(claim).periods} == years
 
 
 # -- rules of stop 10 (branch issue-10t), each on a captured tool result with its negatives -------------------
