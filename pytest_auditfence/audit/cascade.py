@@ -499,16 +499,6 @@ class _Auditor:
             self.earlier[key] = self._unit("report earlier rounds", REPORT_NODE, sorted(steps), records) if records else None
         return self.earlier[key]
 
-    def node_unit(self, node: str) -> AuditUnit:
-        """All rounds of `node` as one unit (what the LLM auditor reads): each round's step unit merged."""
-        unit = self.units.get(node)
-        if unit is None:
-            steps = self.steps.of_node(node)
-            records = [r for s in steps for r in self.step_unit(s).files.values()]
-            upstream = sorted({_node_of(u) for s in steps for u in self.steps.feeds(s)})
-            unit = self.units[node] = self._unit(node, node, upstream, records)
-        return unit
-
     def step_unit(self, step: str) -> AuditUnit:
         """The unit auditing one round's output: the outputs of the steps that fed it (fan-in merged), the
         user's input and the round's own raw data - nothing that existed only after it started."""
@@ -541,19 +531,6 @@ class _Auditor:
             records = [f for a in sorted(wanted) for f in self._step_files(a, "node_output")]
             self.earlier[key] = (self._unit(f"{step} earlier state", _node_of(step), sorted(wanted), records, step=step)
                                  if records else None)
-        return self.earlier[key]
-
-    def inner_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
-        """The outputs of every node inside subgraph `node` not yet on the path, beyond its last step (all
-        rounds and instances: the LLM auditor's node-level view)."""
-        direct = set(self.manifest.upstream(node))
-        inner = frozenset(n.name for n in self.manifest.nodes if n.parent == node) - direct - seen
-        if not inner:
-            return None
-        key = (f"{node} inner", inner)
-        if key not in self.earlier:
-            records = [f for n in sorted(inner) for f in self._outputs(n)]
-            self.earlier[key] = self._unit(f"{node} inner nodes", node, sorted(inner), records) if records else None
         return self.earlier[key]
 
     def inner_step_unit(self, step: str, seen: frozenset[str]) -> AuditUnit | None:

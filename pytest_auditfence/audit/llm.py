@@ -5,11 +5,12 @@ topology), the merge of verdicts, token usage and cost (`UsageMeter`, `DEFAULT_P
 """
 
 # How a semantic claim is judged (the claims the deterministic pass found nothing checkable in):
-# hop 1 audits it in the unit of the node that wrote it (the sink whose output holds it, else the report
-# unit) against that node's inputs. Accepted evidence that sits in an upstream node's output sends the
-# passage one hop deeper, to that node's unit, until the evidence is raw data (tool call, input,
-# retriever, artifact): only then is the claim `verified`. `contradicted` / `unsupported` at any hop end
-# the chain with that verdict and name the node whose output was under audit as `introduced_by`.
+# hop 1 audits it in the unit of the step that wrote it (a sink step, else an earlier round of a sink's
+# node, whose output holds it; else the report unit) against what existed when that step started. Accepted
+# evidence that sits in an earlier step's output sends the passage one hop deeper, to that step's unit,
+# until the evidence is raw data (tool call, input, retriever, artifact): only then is the claim
+# `verified`. `contradicted` / `unsupported` at any hop end the chain with that verdict and name the step
+# whose output was under audit as `introduced_by` / `introduced_round`.
 # Fail closed: a claim the agent never submitted for (it stopped, hit the step limit or the timeout, or
 # the model call failed) is `unsupported` with a note "not reached by the LLM auditor", and the cascade
 # is incomplete (`complete=False`, one entry in `errors` per unit that fell short).
