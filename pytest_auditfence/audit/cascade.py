@@ -573,8 +573,11 @@ class _Auditor:
     def _link(self, evidence: Evidence, unit: AuditUnit) -> ChainLink:
         record = unit.files.get(evidence.file) or self.files.get(evidence.file)
         kind = record.kind if record is not None else "node_output"
+        step = self.steps.of(record) if record is not None else None
+        several = step is not None and len(self.steps.of_node(record.node)) > 1  # type: ignore[union-attr]
         return ChainLink(node=evidence.node, file=evidence.file, line=evidence.line,
-                         text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256)
+                         text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256,
+                         step=step if several else None)
 
     def _index(self, sources: list[Source]) -> SourceIndex:
         from pytest_auditfence.verify import SourceIndex
@@ -991,9 +994,12 @@ class Cascade:
         data = self.result.model_dump(mode="json")
         if data.get("llm") is None:
             data.pop("llm", None)
-        for item in (*data["claims"], *data["chains"]):  # only a deterministic audit names a round
+        for item in (*data["claims"], *data["chains"]):  # a claim with no introducer names no round
             if item.get("introduced_round") is None:
                 item.pop("introduced_round", None)
+        for link in (lk for chain in data["chains"] for lk in chain["links"]):  # a node that ran once: no step
+            if link.get("step") is None:
+                link.pop("step", None)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod

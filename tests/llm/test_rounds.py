@@ -51,7 +51,7 @@ def test_the_llm_auditor_names_the_round_that_wrote_a_planted_sentence(tmp_path:
         assert (claim.introduced_by, claim.introduced_round) == ("draft", 1)
         chain = cascade.trace_claim(claim.id)
         assert (chain.introduced_by, chain.introduced_round) == ("draft", 1)
-        assert [link.file for link in chain.links][1:] == ["nodes/draft/r1.output.txt"]
+        assert [(link.file, link.step) for link in chain.links][1:] == [("nodes/draft/r1.output.txt", "draft r1")]
 
     # written by round 1 before round 2's tool returned it: the later tool output does not back round 1
     [guessed] = _claims(cascade, GUESSED)
