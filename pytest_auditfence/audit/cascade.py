@@ -260,12 +260,16 @@ class _Steps:
     as the host's own feeds, never the host's output (written after the step ran). `ancestors(s)`: every
     step that ended before `s` started."""
 
-    def __init__(self, manifest: Manifest) -> None:
+    def __init__(self, manifest: Manifest, trace_dir: Path) -> None:
         from pytest_auditfence.manifest import StepRecord
 
         self.records: dict[str, StepRecord] = {s.name: s for s in manifest.steps}
-        if not self.records:  # no graph steps (wrapped functions only): one step per node round with files
+        if not self.records:
+            # No steps recorded: wrapped functions only, or a folder captured before steps were (format 1
+            # without 'steps'). One step per node is exact while each node ran once; rounds or instances
+            # could not be told apart (one round would back another), so such a folder is refused.
             rounds = {(f.node, f.round) for f in manifest.files if f.kind in ("node_output", "node_input")}
+            _refuse_merged_rounds(trace_dir, manifest, rounds)
             for node, round_ in sorted(rounds):
                 ups = [u if u == INPUT_NODE else f"{u} r{r}" for u in manifest.upstream(node)
                        for r in sorted({r for n, r in rounds if n == u} or {1})]
@@ -343,6 +347,17 @@ class _Steps:
         return self._ancestors[name]
 
 
+def _refuse_merged_rounds(trace_dir: Path, manifest: Manifest, rounds: set[tuple[str, int]]) -> None:
+    again = sorted({node for node, round_ in rounds if round_ > 1})
+    if again:
+        raise ManifestError(
+            f"{trace_dir}: the manifest (format_version {manifest.format_version}) has no 'steps': it was written "
+            f"by a pytest-auditfence that did not record rounds and subgraph instances, and {', '.join(again)} "
+            f"ran more than once, so one round could back another's claims. Capture the run again with this "
+            f"version (rerun the test or script that wrote the folder)."
+        )
+
+
 # --------------------------------------------------------------------------------------------------
 # the deterministic auditor
 
@@ -398,7 +413,7 @@ class _Auditor:
             document = Redactor().text(document)
         self.document = document if document is not None else self._recorded_report()
         self.files = {f.path: f for f in self.manifest.files}
-        self.steps = _Steps(self.manifest)
+        self.steps = _Steps(self.manifest, self.trace_dir)
         self.cache = IndexCache()
         self.units: dict[str, AuditUnit] = {}
         # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
