@@ -250,6 +250,15 @@ def _node_of(step: str) -> str:
 
 
 _STEP_NAME = re.compile(r" r\d+$")
+_ITEM = re.compile(r"^- ", re.MULTILINE)
+_TOOL_CALL_TYPE = re.compile(r"^(?:  )?type: tool_call$", re.MULTILINE)
+
+
+def _is_tool_calls(text: str) -> bool:
+    """A node input written as a list of tool calls: every item ('- ' at a line start) has 'type: tool_call'
+    among its own keys (not inside its arguments, which are indented further)."""
+    items = _ITEM.split(text.strip())
+    return len(items) > 1 and not items[0] and all(_TOOL_CALL_TYPE.search(item) for item in items[1:])
 
 
 class _Steps:
@@ -419,6 +428,7 @@ class _Auditor:
         # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
         # when a figure is in neither its raw data nor its direct upstream outputs (see _hop).
         self.received: dict[str, AuditUnit | None] = {}
+        self.dispatch: dict[str, bool] = {}  # step -> started by a Send of tool calls (see _tool_dispatch)
         self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
         self.raw_periods: frozenset[str] | None = None  # see _raw_periods
@@ -649,13 +659,13 @@ class _Auditor:
             checked = _first_covered(candidates, inner.fence, inner.index)
             if checked is not None:
                 return checked
-        pushed = unit.step in self.steps.records and self.steps.records[unit.step].pushed
-        if not pushed and not self._received(candidates, unit.step):
+        if not self._tool_dispatch(unit.step) and not self._received(candidates, unit.step):
             return None
         # The round was given the content, but not by the steps that fed it directly: an earlier step's output
         # still in the state. Only looked at when the round's own input holds the content (an overwritten
-        # value is not in it), or when its input file is only a Send's argument (a ToolNode's call: its tools
-        # read the state injected, as a hand-off tool does to pass the messages on).
+        # value is not in it; a Send's argument holds only what the sender put in it), or when its input is a
+        # ToolNode's call sent by a Send (tool calls only: its tools read the state injected, as a hand-off
+        # tool does to pass the messages on).
         earlier = self.earlier_unit(unit.step, seen)
         return _first_covered(candidates, earlier.fence, earlier.index) if earlier is not None else None
 
@@ -674,6 +684,17 @@ class _Auditor:
                 return host  # the host's code built it: it was not in what the host was given
             host = self.steps.records[host].within
         return step
+
+    def _tool_dispatch(self, step: str) -> bool:
+        """Was the round started by a Send whose argument is tool calls only (create_agent's `Send("tools",
+        [tool_call])`)? Its tools may read the whole state, which its input file does not show."""
+        record = self.steps.records.get(step)
+        if record is None or not record.pushed:
+            return False
+        if step not in self.dispatch:
+            texts = [read_trace_text(self.trace_dir, f.path) for f in self._step_files(step, "node_input")]
+            self.dispatch[step] = bool(texts) and all(_is_tool_calls(t) for t in texts)
+        return self.dispatch[step]
 
     def _received(self, candidates: list[ClaimRecord], step: str) -> bool:
         """Does the state the round was given hold the atom (alone or with its claim)?"""
