@@ -1,7 +1,8 @@
 """The syrupy extension that stores evidence chains as sorted, human-readable golden files.
 
 One block per claim, every line tagged with the claim id so a pull-request diff reads as
-"[c003] lost its source"; volatile fields (sha256, absolute paths, run ids) are left out.
+"[c003] lost its source"; volatile fields (sha256, absolute paths, run ids) are left out. Format 2 names the
+introducer's round and, for a node that ran more than once, each hop's step.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_auditfence.models import EvidenceChain
 
-CHAINS_FORMAT_VERSION = 1
+CHAINS_FORMAT_VERSION = 2
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
 _ISO_TIME = re.compile(r"\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?\b")
 
@@ -58,13 +59,15 @@ def serialize_chains(data: Any) -> str:
         out.append("")
         out.append(f"{tag} claim: {_stable_text(chain.claim)}")
         out.append(f"{tag} verdict: {chain.verdict.value}")
-        out.append(f"{tag} introduced_by: {chain.introduced_by or '-'}")
+        round_ = f" (round {chain.introduced_round})" if chain.introduced_by and chain.introduced_round else ""
+        out.append(f"{tag} introduced_by: {chain.introduced_by or '-'}{round_}")
         out.append(f"{tag} reaches_raw_data: {'yes' if chain.reaches_raw_data else 'NO'}")
         if not chain.links:
             out.append(f"{tag} source: none")
         for i, link in enumerate(chain.links, start=1):
             out.append(
-                f"{tag} link {i}: {link.kind} {link.node} @ {_stable_path(link.file)}:{link.line} | "
+                # the step ('agent r2') only where the node ran more than once: a node's rounds read apart
+                f"{tag} link {i}: {link.kind} {link.step or link.node} @ {_stable_path(link.file)}:{link.line} | "
                 f"{_stable_text(link.text)}"
             )
     return "\n".join(out) + "\n"

@@ -142,6 +142,8 @@ class ChainLink(_Model):
     kind: Literal["report", "node_output", "tool_call", "retriever", "input", "artifact", "model_call", "node_input",
                   "input_question", "tool_arguments", "handoff"]
     sha256: str | None = None
+    step: str | None = Field(default=None, description="the step of the file ('agent r2') when `node` ran in more "
+                                                       "than one step (an agent loop, two subgraph instances)")
 
 
 class EvidenceChain(_Model):

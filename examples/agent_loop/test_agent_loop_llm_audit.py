@@ -63,6 +63,7 @@ def test_the_invented_claim_is_caught_and_the_node_that_wrote_it_named(fence_sna
     # the planted claim: nothing backs it, and the node that wrote it is named
     planted = claims[PLANTED]
     assert (planted.verdict.value, planted.verdict_source, planted.introduced_by) == ("unsupported", "llm", "agent")
+    assert planted.introduced_round == 4  # the answer: the fourth round of the agent loop, after three tool calls
     assert (cascade.coverage.numerator, cascade.coverage.denominator) == (5, 6)
     assert (cascade.hallucinations.numerator, cascade.hallucinations.denominator) == (1, 6)
 

@@ -250,6 +250,15 @@ def _node_of(step: str) -> str:
 
 
 _STEP_NAME = re.compile(r" r\d+$")
+_ITEM = re.compile(r"^- ", re.MULTILINE)
+_TOOL_CALL_TYPE = re.compile(r"^(?:  )?type: tool_call$", re.MULTILINE)
+
+
+def _is_tool_calls(text: str) -> bool:
+    """A node input written as a list of tool calls: every item ('- ' at a line start) has 'type: tool_call'
+    among its own keys (not inside its arguments, which are indented further)."""
+    items = _ITEM.split(text.strip())
+    return len(items) > 1 and not items[0] and all(_TOOL_CALL_TYPE.search(item) for item in items[1:])
 
 
 class _Steps:
@@ -260,12 +269,16 @@ class _Steps:
     as the host's own feeds, never the host's output (written after the step ran). `ancestors(s)`: every
     step that ended before `s` started."""
 
-    def __init__(self, manifest: Manifest) -> None:
+    def __init__(self, manifest: Manifest, trace_dir: Path) -> None:
         from pytest_auditfence.manifest import StepRecord
 
         self.records: dict[str, StepRecord] = {s.name: s for s in manifest.steps}
-        if not self.records:  # no graph steps (wrapped functions only): one step per node round with files
+        if not self.records:
+            # No steps recorded: wrapped functions only, or a folder captured before steps were (format 1
+            # without 'steps'). One step per node is exact while each node ran once; rounds or instances
+            # could not be told apart (one round would back another), so such a folder is refused.
             rounds = {(f.node, f.round) for f in manifest.files if f.kind in ("node_output", "node_input")}
+            _refuse_merged_rounds(trace_dir, manifest, rounds)
             for node, round_ in sorted(rounds):
                 ups = [u if u == INPUT_NODE else f"{u} r{r}" for u in manifest.upstream(node)
                        for r in sorted({r for n, r in rounds if n == u} or {1})]
@@ -343,6 +356,17 @@ class _Steps:
         return self._ancestors[name]
 
 
+def _refuse_merged_rounds(trace_dir: Path, manifest: Manifest, rounds: set[tuple[str, int]]) -> None:
+    again = sorted({node for node, round_ in rounds if round_ > 1})
+    if again:
+        raise ManifestError(
+            f"{trace_dir}: the manifest (format_version {manifest.format_version}) has no 'steps': it was written "
+            f"by a pytest-auditfence that did not record rounds and subgraph instances, and {', '.join(again)} "
+            f"ran more than once, so one round could back another's claims. Capture the run again with this "
+            f"version (rerun the test or script that wrote the folder)."
+        )
+
+
 # --------------------------------------------------------------------------------------------------
 # the deterministic auditor
 
@@ -398,12 +422,13 @@ class _Auditor:
             document = Redactor().text(document)
         self.document = document if document is not None else self._recorded_report()
         self.files = {f.path: f for f in self.manifest.files}
-        self.steps = _Steps(self.manifest)
+        self.steps = _Steps(self.manifest, self.trace_dir)
         self.cache = IndexCache()
         self.units: dict[str, AuditUnit] = {}
         # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
         # when a figure is in neither its raw data nor its direct upstream outputs (see _hop).
         self.received: dict[str, AuditUnit | None] = {}
+        self.dispatch: dict[str, bool] = {}  # step -> started by a Send of tool calls (see _tool_dispatch)
         self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
         self.raw_periods: frozenset[str] | None = None  # see _raw_periods
@@ -499,16 +524,6 @@ class _Auditor:
             self.earlier[key] = self._unit("report earlier rounds", REPORT_NODE, sorted(steps), records) if records else None
         return self.earlier[key]
 
-    def node_unit(self, node: str) -> AuditUnit:
-        """All rounds of `node` as one unit (what the LLM auditor reads): each round's step unit merged."""
-        unit = self.units.get(node)
-        if unit is None:
-            steps = self.steps.of_node(node)
-            records = [r for s in steps for r in self.step_unit(s).files.values()]
-            upstream = sorted({_node_of(u) for s in steps for u in self.steps.feeds(s)})
-            unit = self.units[node] = self._unit(node, node, upstream, records)
-        return unit
-
     def step_unit(self, step: str) -> AuditUnit:
         """The unit auditing one round's output: the outputs of the steps that fed it (fan-in merged), the
         user's input and the round's own raw data - nothing that existed only after it started."""
@@ -541,19 +556,6 @@ class _Auditor:
             records = [f for a in sorted(wanted) for f in self._step_files(a, "node_output")]
             self.earlier[key] = (self._unit(f"{step} earlier state", _node_of(step), sorted(wanted), records, step=step)
                                  if records else None)
-        return self.earlier[key]
-
-    def inner_unit(self, node: str, seen: frozenset[str]) -> AuditUnit | None:
-        """The outputs of every node inside subgraph `node` not yet on the path, beyond its last step (all
-        rounds and instances: the LLM auditor's node-level view)."""
-        direct = set(self.manifest.upstream(node))
-        inner = frozenset(n.name for n in self.manifest.nodes if n.parent == node) - direct - seen
-        if not inner:
-            return None
-        key = (f"{node} inner", inner)
-        if key not in self.earlier:
-            records = [f for n in sorted(inner) for f in self._outputs(n)]
-            self.earlier[key] = self._unit(f"{node} inner nodes", node, sorted(inner), records) if records else None
         return self.earlier[key]
 
     def inner_step_unit(self, step: str, seen: frozenset[str]) -> AuditUnit | None:
@@ -596,8 +598,11 @@ class _Auditor:
     def _link(self, evidence: Evidence, unit: AuditUnit) -> ChainLink:
         record = unit.files.get(evidence.file) or self.files.get(evidence.file)
         kind = record.kind if record is not None else "node_output"
+        step = self.steps.of(record) if record is not None else None
+        several = step is not None and len(self.steps.of_node(record.node)) > 1  # type: ignore[union-attr]
         return ChainLink(node=evidence.node, file=evidence.file, line=evidence.line,
-                         text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256)
+                         text=_line_text(self.trace_dir, evidence), kind=kind, sha256=evidence.sha256,
+                         step=step if several else None)
 
     def _index(self, sources: list[Source]) -> SourceIndex:
         from pytest_auditfence.verify import SourceIndex
@@ -654,13 +659,13 @@ class _Auditor:
             checked = _first_covered(candidates, inner.fence, inner.index)
             if checked is not None:
                 return checked
-        pushed = unit.step in self.steps.records and self.steps.records[unit.step].pushed
-        if not pushed and not self._received(candidates, unit.step):
+        if not self._tool_dispatch(unit.step) and not self._received(candidates, unit.step):
             return None
         # The round was given the content, but not by the steps that fed it directly: an earlier step's output
         # still in the state. Only looked at when the round's own input holds the content (an overwritten
-        # value is not in it), or when its input file is only a Send's argument (a ToolNode's call: its tools
-        # read the state injected, as a hand-off tool does to pass the messages on).
+        # value is not in it; a Send's argument holds only what the sender put in it), or when its input is a
+        # ToolNode's call sent by a Send (tool calls only: its tools read the state injected, as a hand-off
+        # tool does to pass the messages on).
         earlier = self.earlier_unit(unit.step, seen)
         return _first_covered(candidates, earlier.fence, earlier.index) if earlier is not None else None
 
@@ -679,6 +684,17 @@ class _Auditor:
                 return host  # the host's code built it: it was not in what the host was given
             host = self.steps.records[host].within
         return step
+
+    def _tool_dispatch(self, step: str) -> bool:
+        """Was the round started by a Send whose argument is tool calls only (create_agent's `Send("tools",
+        [tool_call])`)? Its tools may read the whole state, which its input file does not show."""
+        record = self.steps.records.get(step)
+        if record is None or not record.pushed:
+            return False
+        if step not in self.dispatch:
+            texts = [read_trace_text(self.trace_dir, f.path) for f in self._step_files(step, "node_input")]
+            self.dispatch[step] = bool(texts) and all(_is_tool_calls(t) for t in texts)
+        return self.dispatch[step]
 
     def _received(self, candidates: list[ClaimRecord], step: str) -> bool:
         """Does the state the round was given hold the atom (alone or with its claim)?"""
@@ -1030,9 +1046,12 @@ class Cascade:
         data = self.result.model_dump(mode="json")
         if data.get("llm") is None:
             data.pop("llm", None)
-        for item in (*data["claims"], *data["chains"]):  # only a deterministic audit names a round
+        for item in (*data["claims"], *data["chains"]):  # a claim with no introducer names no round
             if item.get("introduced_round") is None:
                 item.pop("introduced_round", None)
+        for link in (lk for chain in data["chains"] for lk in chain["links"]):  # a node that ran once: no step
+            if link.get("step") is None:
+                link.pop("step", None)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod

@@ -5,11 +5,12 @@ topology), the merge of verdicts, token usage and cost (`UsageMeter`, `DEFAULT_P
 """
 
 # How a semantic claim is judged (the claims the deterministic pass found nothing checkable in):
-# hop 1 audits it in the unit of the node that wrote it (the sink whose output holds it, else the report
-# unit) against that node's inputs. Accepted evidence that sits in an upstream node's output sends the
-# passage one hop deeper, to that node's unit, until the evidence is raw data (tool call, input,
-# retriever, artifact): only then is the claim `verified`. `contradicted` / `unsupported` at any hop end
-# the chain with that verdict and name the node whose output was under audit as `introduced_by`.
+# hop 1 audits it in the unit of the step that wrote it (a sink step, else an earlier round of a sink's
+# node, whose output holds it; else the report unit) against what existed when that step started. Accepted
+# evidence that sits in an earlier step's output sends the passage one hop deeper, to that step's unit,
+# until the evidence is raw data (tool call, input, retriever, artifact): only then is the claim
+# `verified`. `contradicted` / `unsupported` at any hop end the chain with that verdict and name the step
+# whose output was under audit as `introduced_by` / `introduced_round`.
 # Fail closed: a claim the agent never submitted for (it stopped, hit the step limit or the timeout, or
 # the model call failed) is `unsupported` with a note "not reached by the LLM auditor", and the cascade
 # is incomplete (`complete=False`, one entry in `errors` per unit that fell short).
@@ -191,7 +192,7 @@ class _Item:
     claim_id: str
     text: str
     context: str | None
-    author: str  # the node whose output is under audit (REPORT_NODE for text only the report holds)
+    author: str  # the step whose output is under audit (REPORT_NODE for text only the report holds)
 
 
 @dataclass
@@ -207,6 +208,8 @@ class _Task:
     key: str
     unit: AuditUnit
     node: str
+    step: str  # the step whose output is under audit ('agent r4'), or the report's pseudo-node
+    round: int | None
     hop: int
     document_label: str
     items: list[_Item] = field(default_factory=list)
@@ -283,56 +286,76 @@ def is_semantic(claim: ClaimRecord) -> bool:
 
 
 class _Planner:
-    """Which unit audits which text: builds (once) the fenced LLM units and registers them in the cascade."""
+    """Which unit audits which text: builds (once) the fenced LLM units and registers them in the cascade.
+
+    Units are steps (`manifest.steps`: one round of a node in one run of its subgraph), as in the deterministic
+    cascade: a step's unit holds what existed before it started (the outputs of the steps that fed it and of
+    their ancestors, the user's input), its own round's raw data and, for a subgraph's host, what its inner
+    steps wrote. Never a later round, never another instance of its subgraph."""
 
     def __init__(self, auditor: _Auditor) -> None:
         from pytest_auditfence.audit.cascade import REPORT_NODE
 
         self.auditor = auditor
         self.report_node = REPORT_NODE
-        self.units: dict[str, tuple[AuditUnit, str, str]] = {}  # key -> (unit, node, document label)
+        self.units: dict[str, tuple[AuditUnit, str, str]] = {}  # key -> (unit, step, document label)
         self.outputs: dict[str, str] = {}
 
-    def output_text(self, node: str) -> str:
-        if node not in self.outputs:
-            files = self.auditor._outputs(node)
-            self.outputs[node] = "\n".join(
-                read_trace_text(self.auditor.trace_dir, f.path) for f in files
-            )
-        return self.outputs[node]
+    def output_text(self, step: str) -> str:
+        if step not in self.outputs:
+            files = self.auditor._step_files(step, "node_output")
+            self.outputs[step] = "\n".join(read_trace_text(self.auditor.trace_dir, f.path) for f in files)
+        return self.outputs[step]
 
-    def _register(self, key: str, base: AuditUnit, node: str, document: str | None, label: str,
-                  extra: AuditUnit | None = None) -> str:
+    def _register(self, key: str, parts: list[AuditUnit | None], step: str, document: str | None, label: str) -> str:
         if key not in self.units:
             # A fresh fence per LLM unit: its search history is the agent's own, so "search before
             # submit" is checked against what this agent searched, not the deterministic pass.
-            records = [*base.files.values(), *(extra.files.values() if extra is not None else ())]
-            unit = self.auditor._unit(key, base.node, base.upstream, records)
+            present = [p for p in parts if p is not None]
+            records = [r for p in present for r in p.files.values()]
+            upstream = sorted({u for p in present for u in p.upstream})
+            unit = self.auditor._unit(key, present[0].node, upstream, records, step=present[0].step)
             if document is not None:
                 unit.fence.set_document(document)
             self.auditor.units[key] = unit
-            self.units[key] = (unit, node, label)
+            self.units[key] = (unit, step, label)
         return key
+
+    def _step_parts(self, step: str) -> list[AuditUnit | None]:
+        nothing: frozenset[str] = frozenset()
+        return [self.auditor.step_unit(step), self.auditor.earlier_unit(step, nothing),
+                self.auditor.inner_step_unit(step, nothing)]
+
+    def _authors(self) -> list[str]:
+        """The steps whose output the report may quote: the sink steps, then the other rounds of their nodes
+        (latest first: a report that joins every message of an agent loop)."""
+        sinks = self.auditor._sink_steps()
+        steps = self.auditor.steps
+        others = [s for node in dict.fromkeys(steps.split(s)[0] or s for s in sinks)
+                  for s in reversed(steps.of_node(node)) if s not in sinks]
+        return [*sinks, *others]
 
     def first(self, claim: ClaimRecord) -> tuple[str, _Item]:
         wanted = normalise_markdown(claim.claim)
-        for sink in self.auditor._sinks():
-            if wanted and wanted in normalise_markdown(self.output_text(sink)):
-                key = self._register(f"llm:{sink}", self.auditor.node_unit(sink), sink, None, "the final document")
-                return key, _Item(claim.id, claim.claim, claim.context, sink)
-        key = self._register("llm:report", self.auditor.report_unit(), self.report_node, None, "the final document")
+        for step in self._authors():
+            if wanted and wanted in normalise_markdown(self.output_text(step)):
+                key = self._register(f"llm:{step}", self._step_parts(step), step, None, "the final document")
+                return key, _Item(claim.id, claim.claim, claim.context, step)
+        key = self._register("llm:report", [self.auditor.report_unit()], self.report_node, None, "the final document")
         return key, _Item(claim.id, claim.claim, claim.context, self.report_node)
 
-    def deeper(self, node: str, claim_id: str, passage: str) -> tuple[str, _Item]:
-        # A subgraph node's result is its whole final state: what any of its inner nodes wrote is in it, so
-        # its unit holds those outputs too (the deterministic cascade's inner_unit, the same edge convention).
-        key = self._register(f"llm:{node}:output", self.auditor.node_unit(node), node, self.output_text(node),
-                             f"the output of node {node!r}", extra=self.auditor.inner_unit(node, frozenset()))
-        return key, _Item(claim_id, passage, None, node)
+    def deeper(self, step: str, claim_id: str, passage: str) -> tuple[str, _Item]:
+        # A subgraph host's result is its whole final state: what any of its inner steps wrote is in it, so
+        # its unit holds those outputs too (the deterministic cascade's inner_step_unit, the same edge convention).
+        key = self._register(f"llm:{step}:output", self._step_parts(step), step, self.output_text(step),
+                             f"the output of step {step!r}")
+        return key, _Item(claim_id, passage, None, step)
 
     def task(self, key: str, hop: int, items: list[_Item]) -> _Task:
-        unit, node, label = self.units[key]
-        return _Task(key=key, unit=unit, node=node, hop=hop, document_label=label, items=items)
+        unit, step, label = self.units[key]
+        node, round_ = self.auditor.steps.split(step)
+        return _Task(key=key, unit=unit, node=node or step, step=step, round=round_, hop=hop,
+                     document_label=label, items=items)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -390,7 +413,7 @@ async def audit_with_llm(
     bound = llm.bind_tools(TOOL_SCHEMAS)
     topology = (sorted(n.name for n in auditor.manifest.nodes), sorted(auditor.manifest.edges))
     semaphore = asyncio.Semaphore(settings.concurrency)
-    max_hops = len(auditor.manifest.nodes) + 1
+    max_hops = len(auditor.steps.records) + 1
     runs: list[_Run] = []
 
     pending = [planner.first(trail.claim) for trail in trails.values()]
@@ -426,14 +449,18 @@ async def audit_with_llm(
                     continue
                 assert found.evidence is not None  # supported findings passed the gate with evidence
                 record = auditor.files.get(found.evidence.file)
-                if record is None or record.kind in RAW_FILE_KINDS:
+                if record is None or record.kind in RAW_FILE_KINDS or record.kind in auditor.input_kinds:
                     trail.end(Verdict.VERIFIED, None)
-                elif record.node in trail.visited or hop >= max_hops:
+                    continue
+                # The evidence is what an earlier step wrote: the claim is followed into that step's unit.
+                step = auditor.steps.of(record)
+                if step is None or step in trail.visited or hop >= max_hops:
+                    where = auditor.steps.label(step) if step is not None else f"node {record.node!r}"
                     trail.end(Verdict.UNSUPPORTED, item.author,
-                              f"the evidence chain returns to node {record.node!r} without reaching raw data")
+                              f"the evidence chain returns to {where} without reaching raw data")
                 else:
-                    trail.visited.add(record.node)
-                    pending.append(planner.deeper(record.node, item.claim_id, found.evidence.text))
+                    trail.visited.add(step)
+                    pending.append(planner.deeper(step, item.claim_id, found.evidence.text))
         hop += 1
 
     findings = _findings(trails)
@@ -584,7 +611,8 @@ async def _agent(run: _Run, batch: list[_Item], bound: Any, settings: _Settings,
     sections = claim_sections([PromptClaim(i.claim_id, i.text, i.context) for i in batch],
                               max_claims=settings.section_claims)
     system = auditor_system_prompt(
-        unit=task.key, node=task.node, upstream=unit.upstream, nodes=topology[0], edges=topology[1],
+        unit=task.key, node=task.node, step=task.step, round=task.round, upstream=unit.upstream,
+        nodes=topology[0], edges=topology[1],
         sources=[PromptSource(s.path, s.node, s.kind) for s in unit.sources], document=task.document_label,
         min_evidence_length=unit.fence.min_evidence_length,
     )
@@ -759,9 +787,9 @@ def _merge(trail: _Trail, auditor: _Auditor, findings: list[LlmFinding]) -> tupl
     ids = [f.id for f in findings if f.claim_id == claim.id]
     if ids:
         notes.append(f"LLM findings: {', '.join(ids)}")
+    node, round_ = auditor.steps.split(trail.introduced_by)  # 'agent r2' -> ('agent', 2)
     record = claim.model_copy(update={"verdict": verdict, "verdict_source": "llm", "evidence": evidence,
-                                      "introduced_by": trail.introduced_by, "introduced_round": None,
-                                      "notes": notes})
+                                      "introduced_by": node, "introduced_round": round_, "notes": notes})
     chain = EvidenceChain(claim_id=claim.id, claim=claim.claim, verdict=verdict, links=links,
-                          introduced_by=trail.introduced_by, reaches_raw_data=verdict is Verdict.VERIFIED)
+                          introduced_by=node, introduced_round=round_, reaches_raw_data=verdict is Verdict.VERIFIED)
     return record, chain

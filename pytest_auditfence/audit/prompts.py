@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 # Bump on any change of wording or format: the version is recorded in every LLM cascade, and
 # recorded cassettes match request bodies, so a new prompt means re-recording them.
-PROMPT_VERSION = "auditor/1"
+PROMPT_VERSION = "auditor/2"
 ADVERSARIAL_PROMPT_VERSION = "adversarial/1"
 
 # The shapes the agent (and the shipped test rules) read back.
@@ -41,6 +41,8 @@ def auditor_system_prompt(
     *,
     unit: str,
     node: str,
+    step: str | None = None,
+    round: int | None = None,
     upstream: Sequence[str],
     nodes: Sequence[str],
     edges: Sequence[tuple[str, str]],
@@ -48,9 +50,13 @@ def auditor_system_prompt(
     document: str,
     min_evidence_length: int,
 ) -> str:
-    """The auditor's instructions: the pipeline's topology, this unit's place in it and its sources."""
+    """The auditor's instructions: the pipeline's topology, this unit's place in it (the step: one round of
+    a node) and its sources."""
     edge_lines = "\n".join(f"  {a} -> {b}" for a, b in edges) or "  (none)"
     source_lines = "\n".join(f"  {s.path}  (from {s.node}, {s.kind})" for s in sources) or "  (none)"
+    # A node that runs several times (an agent loop) is audited round by round: each round only against
+    # what existed when it started, so the agent is told which round it audits.
+    author = f"round {round} of node {node!r} (step {step!r})" if round is not None else f"node {node!r}"
     return f"""You are an auditor checking that every claim of {document} is backed by the data this audit unit can see.
 Prompt version: {PROMPT_VERSION}.
 
@@ -60,7 +66,7 @@ Edges (upstream -> downstream):
 {edge_lines}
 
 This unit: {unit}
-It audits what node {node!r} wrote, against the data {node!r} received from: {", ".join(upstream) or "(no upstream node)"}.
+It audits what {author} wrote, against the data it was given before it started, from: {", ".join(upstream) or "(no upstream step)"}.
 Its sources (the only files search can reach):
 {source_lines}
 

@@ -1,18 +1,20 @@
 """Real LangGraph pipelines whose reports carry semantic claims, captured for the LLM auditor tests.
 
-Owns `capture_lanes`: two research -> write lanes (two sinks, so two report units audit concurrently).
+Owns `capture_lanes`: two research -> write lanes (two sinks, so two report units audit concurrently), and
+`capture_drafts`: one node that loops, its rounds audited step by step.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
-from langgraph.graph import START, MessagesState, StateGraph
+from langgraph.graph import END, START, MessagesState, StateGraph
 
 from pytest_auditfence.snapshot import Snapshot
 
@@ -153,6 +155,58 @@ def capture_single(trace_dir: Path, which: str) -> tuple[Path, str]:
         app = _single_node_app("status", fetch_status, {"region": "europe"}, document)
     snap = Snapshot(trace_dir)
     app.invoke({"messages": [("user", "Report")]}, config=snap.config())
+    snap.set_report(document)
+    snap.finalize()
+    return snap.trace_dir, document
+
+
+# -- a looping node (the rounds of one node are steps of their own) -----------------------------------------
+
+BRIEFING = [
+    "Halvorsen opened a second plant in Gdansk after a year of construction.",
+    "The board approved a new share buyback program in the spring.",
+]
+TRUE_PLANT = "Halvorsen opened a second plant in Gdansk."
+# Round 1 writes both before any tool has returned anything: the expansion is invented (and repeated by
+# round 2), the buyback a guess that round 2's tool happens to confirm, after round 1 wrote it.
+INVENTED = "The company plans to enter the Japanese market."
+GUESSED = "The board approved a new share buyback program."
+DRAFTS = [f"{INVENTED} {GUESSED}", f"{TRUE_PLANT} {INVENTED}"]
+
+
+@tool
+def fetch_briefing(company: str) -> str:
+    """The latest briefing lines about a company."""
+    return "\n".join(BRIEFING)
+
+
+class Drafts(MessagesState):
+    drafts: Annotated[list[str], operator.add]
+
+
+def build_drafts() -> Any:
+    """START -> draft -> draft -> END: round 2 looks the company up, round 1 did not."""
+
+    def draft(state: Drafts, config: RunnableConfig) -> dict[str, Any]:
+        done = len(state.get("drafts") or [])
+        if done:
+            fetch_briefing.invoke({"company": "Halvorsen"}, config=config)
+        return {"drafts": [DRAFTS[done]]}
+
+    graph = StateGraph(Drafts)
+    graph.add_node("draft", draft)
+    graph.add_edge(START, "draft")
+    graph.add_conditional_edges("draft", lambda s: "draft" if len(s["drafts"]) < len(DRAFTS) else END,
+                                ["draft", END])
+    return graph.compile()
+
+
+def capture_drafts(trace_dir: Path) -> tuple[Path, str]:
+    """Run the looping draft node under a Snapshot; the report joins every round's draft."""
+    snap = Snapshot(trace_dir)
+    result = build_drafts().invoke({"messages": [("user", "Brief me on Halvorsen")], "drafts": []},
+                                   config=snap.config())
+    document = "# Halvorsen briefing\n\n" + "\n\n".join(result["drafts"]) + "\n"
     snap.set_report(document)
     snap.finalize()
     return snap.trace_dir, document

@@ -61,8 +61,8 @@ def test_clean_audit_traces_semantic_claims_to_raw_data_and_replays_byte_identic
     llm = cascade.result.llm
     assert llm.prompt_version == PROMPT_VERSION and llm.model == "gpt-4o-mini"
     assert [(u.unit, u.hop, u.claims) for u in llm.units] == [
-        ("llm:write_services", 1, ["c004", "c005"]), ("llm:write_supply", 1, ["c007", "c008"]),
-        ("llm:research_services:output", 2, ["c004", "c005"]), ("llm:research_supply:output", 2, ["c007", "c008"]),
+        ("llm:write_services r1", 1, ["c004", "c005"]), ("llm:write_supply r1", 1, ["c007", "c008"]),
+        ("llm:research_services r1:output", 2, ["c004", "c005"]), ("llm:research_supply r1:output", 2, ["c007", "c008"]),
     ]
     assert cascade.rejections == []
     # usage is summed from the recorded responses; cost follows the price table
@@ -83,8 +83,8 @@ def test_gate_rejects_a_fabricating_auditor_which_recovers_after_the_tool_errors
                                                   REASON_NOT_IN_DOCUMENT]
     assert rejected[1][1].startswith("The analyst notes confirm")  # evidence from no search
     assert rejected[2][1].startswith("proof that Margins improved")  # the query echoed back
-    assert {r.unit for r in cascade.rejections} == {"llm:write_services"}
-    unit = cascade.group.unit("llm:write_services")
+    assert {r.unit for r in cascade.rejections} == {"llm:write_services r1"}
+    unit = cascade.group.unit("llm:write_services r1")
     assert (unit.submissions, unit.accepted) == (6, 2)  # 4 rejected, then c004 and c005 accepted
     assert len(cascade.result.llm.units[0].tool_errors) == 4
     # recovered: the claim is verified, with evidence the gate located in a searched file
@@ -105,14 +105,14 @@ def test_step_limit_leaves_the_audit_incomplete_with_what_was_done(lanes: tuple[
     cascade = recorded("step_limit", AuditorRule(plans), audit(lanes, max_steps=6))
     assert not cascade.complete
     assert cascade.errors == [
-        "LLM unit 'llm:write_supply' (hop 1): step limit reached (6 model calls); claims without a finding: c008 "
+        "LLM unit 'llm:write_supply r1' (hop 1): step limit reached (6 model calls); claims without a finding: c008 "
         "(counted unsupported). Raise max_steps= or lower section_claims=."
     ]
     claims = by_id(cascade)
     assert claims["c007"].verdict is Verdict.VERIFIED  # done before the limit: kept
     assert claims["c008"].verdict is Verdict.UNSUPPORTED and claims["c008"].introduced_by == "write_supply"
     assert any("not reached by the LLM auditor" in n and "step limit" in n for n in claims["c008"].notes)
-    run = next(u for u in cascade.result.llm.units if u.unit == "llm:write_supply")
+    run = next(u for u in cascade.result.llm.units if u.unit == "llm:write_supply r1")
     assert (run.stopped, run.model_calls) == ("step_limit", 6)
     assert cascade.passport.complete is True and cascade.result.complete is False
 
@@ -122,7 +122,7 @@ def test_timeout_leaves_the_audit_incomplete(lanes: tuple[Path, str]) -> None:
     with ScriptedOpenAIServer(rule=AuditorRule(plans)) as server:
         cascade = asyncio.run(audit(lanes, unit_timeout=0.75)(chat_model(server.base_url)))
     assert not cascade.complete
-    assert any(e.startswith("LLM unit 'llm:write_supply' (hop 1): timed out after 0.75 s") for e in cascade.errors)
+    assert any(e.startswith("LLM unit 'llm:write_supply r1' (hop 1): timed out after 0.75 s") for e in cascade.errors)
     claims = by_id(cascade)
     assert claims["c008"].verdict is Verdict.UNSUPPORTED and "timed out" in " ".join(claims["c008"].notes)
     assert claims["c004"].verdict is Verdict.VERIFIED  # the other lane was not held up

@@ -51,7 +51,7 @@ def test_every_attack_of_the_corpus_is_rejected_by_its_rule(tmp_path: Path) -> N
 
     cascade = recorded("gate_attacks", AuditorRule(PLANS), audit)
     claims = {c.claim: c for c in cascade.claims}
-    fence = cascade.group.fences["llm:newsroom"]
+    fence = cascade.group.fences["llm:newsroom r1"]
     by_claim: dict[str, list[Any]] = {}
     for submission in fence.submissions:
         by_claim.setdefault(submission.claim, []).append(submission)

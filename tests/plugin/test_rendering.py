@@ -88,7 +88,7 @@ def test_golden_text_is_sorted_tagged_and_free_of_volatile_fields():
     text = serialize_chains(chains)
     assert text == serialize_chains(list(reversed(chains)))
     assert text.splitlines() == [
-        "# auditfence evidence chains, format 1, 2 claim(s)",
+        "# auditfence evidence chains, format 2, 2 claim(s)",
         "",
         "[c001] claim: Services revenue $1.5 billion.",
         "[c001] verdict: verified",
