@@ -252,10 +252,10 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
         return False
     if not subject.keys:
         return True
-    row_keys = subject_keys(label.subject_text)
+    row_keys = _subject_keys(label.subject_text)
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
-    column_keys = subject_keys(f"{label.column_text} {label.caption}")
+    column_keys = _subject_keys(f"{label.column_text} {label.caption}")
     return bool(column_keys & subject.keys or _metrics_of(label.column_text) & subject.metrics)
 
 
@@ -464,10 +464,12 @@ _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in
                     for group, phrases in vocabulary.METRIC_GROUPS.items()]
 
 
-def _metrics_of(text: str) -> set[str]:
-    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
+@lru_cache(maxsize=8192)
+def _metrics_of(text: str) -> frozenset[str]:
+    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike); memoised, as every
+    cell of a row asks it of the same row label."""
     plain = CAMEL.sub(" ", text).replace("_", " ").lower()
-    return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}
+    return frozenset(group for group, pattern in _METRIC_PATTERNS if pattern.search(plain))
 
 
 _NEXT_WORD = re.compile(r"[ \u00a0]?([A-Za-z]{3,})")
