@@ -335,9 +335,16 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
         return cached
     words = content_words(claim.claim + "\n" + (claim.context or ""))
     found: set[tuple[int, int]] = set()
+    backs: dict[CellLabel, bool] = {}  # the sources of one capture repeat their rows' labels, period by period
     for word in words:
         for f, item in index.labelled_with(word):
-            if (f, item) not in found and cell_backs(subject, index.files[f].labels[item]):
+            if (f, item) in found:
+                continue
+            label = index.files[f].labels[item]
+            ok = backs.get(label)
+            if ok is None:
+                ok = backs[label] = cell_backs(subject, label)
+            if ok:
                 found.add((f, item))
     ordered = sorted(found)[:limit]
     result = index.memo[key] = [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
