@@ -2,13 +2,19 @@
 
 Generates synthetic financial tool outputs under bench/out/ (deterministic seed), verifies the same claims
 with the in-process verifier and with the naive approach of spawning `rg` once per atom (seed 000), and
-prints one table with the ratios. Run: .venv/bin/python bench/verify_scaling.py [--sizes 1,10,100]
+prints one table with the ratios. Next to it: the audit's read rate (corpus MB over index + verify seconds),
+its cost as a multiple of one `rg` pass over the whole folder (a fixed-string count, which reads every
+byte), and its peak memory as a multiple of the text it reads (the growth of the resident set's high-water
+mark, `VmHWM`, of a child process that runs only the audit; `--no-memory` skips it).
+Run: .venv/bin/python bench/verify_scaling.py [--sizes 1,10,100] [--claims 1000]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -110,6 +116,60 @@ def run_ours(root: Path, sources: list[Source], document: str, records: list[Cla
     return {"index_s": built - started, "verify_s": done - built, "covered": covered, "verdicts": verdicts}
 
 
+def corpus_bytes(root: Path, sources: list[Source]) -> int:
+    return sum((root / s.path).stat().st_size for s in sources)
+
+
+def run_rg_scan(root: Path, repeats: int = 3) -> float:
+    """One `rg` process over the whole folder, counting a fixed string that every file holds: it reads every
+    byte. The fastest of `repeats` runs (the folder is in the page cache, as it is for the audit)."""
+    rg = find_ripgrep()
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        subprocess.run([rg, "--fixed-strings", "--count-matches", "--no-config", "--", "Revenue", str(root / "tools")],
+                       capture_output=True, check=True)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def run_memory(size: int, count: int) -> int:
+    """Peak memory of the audit alone: a child process builds the claims, notes its resident high-water mark,
+    runs index + verify, and reports how far the mark rose (bytes): `VmHWM` after the mark is reset to the current
+    `VmRSS` through /proc/self/clear_refs, or `ru_maxrss` where /proc is not there."""
+    out = subprocess.run([sys.executable, __file__, "--memory-child", f"{size},{count}"], capture_output=True,
+                         text=True, check=True)
+    return int(json.loads(out.stdout.strip().splitlines()[-1])["rss_growth"])
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _memory_child(spec: str) -> int:
+    size, count = (int(x) for x in spec.split(","))
+    root, sources = corpus(size)
+    document, records = claims(root, sources, count)
+    try:
+        # reset the high-water mark to the current resident set (Linux): a forked child inherits its parent's
+        Path("/proc/self/clear_refs").write_text("5")
+        before = _status_kib("VmRSS")
+    except OSError:
+        before = None
+    if before is None:
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    run_ours(root, sources, document, records)
+    after = _status_kib("VmHWM") or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"rss_growth": (after - before) * 1024}))  # KiB on Linux
+    return 0
+
+
 def run_naive(root: Path, records: list[ClaimRecord]) -> float:
     """Seed 000's way: one ripgrep process per atom, over the whole corpus, literal text as written."""
     rg = find_ripgrep()
@@ -126,15 +186,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="1,10,100", help="corpus sizes in MB, comma-separated")
     parser.add_argument("--claims", type=int, default=200, help="claims verified per corpus")
     parser.add_argument("--naive-claims", type=int, default=40, help="claims timed with rg per atom")
+    parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory child process")
+    parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        return _memory_child(args.memory_child)
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         root, sources = corpus(size)
         document, records = claims(root, sources, args.claims)
         ours = run_ours(root, sources, document, records)
         naive_s = run_naive(root, records[: args.naive_claims])
+        ours["bytes"] = corpus_bytes(root, sources)
+        ours["rg_scan_s"] = run_rg_scan(root)
+        ours["memory"] = None if args.no_memory else run_memory(size, args.claims)
         rows.append((size, len(sources), ours, args.naive_claims / naive_s))
-        print(f"  {size} MB done: {ours['verdicts']}", file=sys.stderr)
+        print(f"  {size} MB done: {dict(sorted(ours['verdicts'].items()))}", file=sys.stderr)
     print(f"{'corpus':>7} {'files':>6} {'index s':>8} {'verify s':>9} {'claims/s':>9} {'claims/s':>10}"
           f" {'rg/atom':>9} {'ratio':>7} {'ratio':>7}")
     print(f"{'':>7} {'':>6} {'':>8} {'':>9} {'verify':>9} {'idx+verify':>10} {'claims/s':>9} {'verify':>7} {'total':>7}")
@@ -144,6 +211,16 @@ def main(argv: list[str] | None = None) -> int:
         total_rate = n / (ours["index_s"] + ours["verify_s"])
         print(f"{size:>5}MB {files:>6} {ours['index_s']:>8.2f} {ours['verify_s']:>9.3f} {verify_rate:>9.0f} "
               f"{total_rate:>10.1f} {naive_rate:>9.1f} {verify_rate / naive_rate:>6.0f}x {total_rate / naive_rate:>6.1f}x")
+    print(f"\n{'corpus':>7} {'MB':>7} {'MB/s':>6} {'rg scan s':>9} {'audit/rg':>9} {'peak MB':>8} {'peak/text':>9}")
+    for size, _, ours, _ in rows:
+        mb = ours["bytes"] / 1e6
+        audit_s = ours["index_s"] + ours["verify_s"]
+        memory = ours["memory"]
+        peak = f"{memory / 1e6:>8.1f} {memory / ours['bytes']:>8.2f}x" if memory is not None else f"{'-':>8} {'-':>9}"
+        print(f"{size:>5}MB {mb:>7.2f} {mb / audit_s:>6.2f} {ours['rg_scan_s']:>9.3f} "
+              f"{audit_s / ours['rg_scan_s']:>8.0f}x {peak}")
+    print("(audit = index + verify of the claims; rg scan = one rg process reading the whole folder; peak = growth"
+          " of VmHWM of a child running only the audit, over the corpus's bytes)")
     if len(rows) > 1:
         base = rows[0]
         print("\nscaling against the smallest corpus (1.0 = linear in corpus size):")

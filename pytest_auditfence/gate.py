@@ -28,6 +28,7 @@ import operator
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from pytest_auditfence.models import Quantity
 
@@ -94,13 +95,21 @@ def content_words(text: str) -> set[str]:
 
 def quantities_of(text: str, *, evidence: bool = False) -> list[Quantity]:
     """The quantities of `text`; a parser failure counts as none (the gate then asks for content words).
-    In evidence a table cell '2031' is an amount and 'six hours' a duration."""
+    In evidence a table cell '2031' is an amount and 'six hours' a duration. Memoised by text: every
+    submission asks it of the claim and of each recent search's query again."""
+    if not isinstance(text, str):
+        return list(_parse_for_gate.__wrapped__(text, evidence))
+    return list(_parse_for_gate(text, evidence))
+
+
+@lru_cache(maxsize=2048)
+def _parse_for_gate(text: str, evidence: bool) -> tuple[Quantity, ...]:
     from pytest_auditfence.claims.quantities import parse_quantities
 
     try:
-        return parse_quantities(text, years=not evidence, words=evidence)
+        return tuple(parse_quantities(text, years=not evidence, words=evidence))
     except Exception:  # noqa: BLE001 - the gate must decide on any text; the fuzz tests hunt parser bugs
-        return []
+        return ()
 
 
 def _displayed(q: Quantity) -> tuple[float, float]:

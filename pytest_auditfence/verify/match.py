@@ -255,10 +255,10 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
         return False
     if not subject.keys:
         return True
-    row_keys = subject_keys(label.subject_text)
+    row_keys = _subject_keys(label.subject_text)
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
-    column_keys = subject_keys(f"{label.column_text} {label.caption}")
+    column_keys = _subject_keys(f"{label.column_text} {label.caption}")
     return bool(column_keys & subject.keys or metrics_of(label.column_text) & subject.metrics)
 
 
@@ -338,9 +338,16 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
         return cached
     words = content_words(claim.claim + "\n" + (claim.context or ""))
     found: set[tuple[int, int]] = set()
+    backs: dict[CellLabel, bool] = {}  # the sources of one capture repeat their rows' labels, period by period
     for word in words:
         for f, item in index.labelled_with(word):
-            if (f, item) not in found and cell_backs(subject, index.files[f].labels[item]):
+            if (f, item) in found:
+                continue
+            label = index.files[f].labels[item]
+            ok = backs.get(label)
+            if ok is None:
+                ok = backs[label] = cell_backs(subject, label)
+            if ok:
                 found.add((f, item))
     ordered = sorted(found)[:limit]
     result = index.memo[key] = [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
@@ -491,10 +498,12 @@ _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in
                     for group, phrases in vocabulary.METRIC_GROUPS.items()]
 
 
-def metrics_of(text: str) -> set[str]:
-    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike)."""
+@lru_cache(maxsize=8192)
+def metrics_of(text: str) -> frozenset[str]:
+    """The metric groups `text` names ('netIncome', 'net_income' and 'Net income' alike); memoised, as every
+    cell of a row asks it of the same row label."""
     plain = CAMEL.sub(" ", text).replace("_", " ").lower()
-    return {group for group, pattern in _METRIC_PATTERNS if pattern.search(plain)}
+    return frozenset(group for group, pattern in _METRIC_PATTERNS if pattern.search(plain))
 
 
 _NEXT_WORD = re.compile(r"[ \u00a0]?([A-Za-z]{3,})")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from math import floor, log10
 from pathlib import Path
+from typing import NamedTuple
 
 from pytest_auditfence.claims import quantities
 from pytest_auditfence.fence import Fence, FileStore, LoadedFile, Source
@@ -81,14 +82,23 @@ def content_words(text: str) -> list[str]:
     the JSON of many data APIs names its fields so."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(text):
-        parts = [word]
-        if CAMEL.search(word):
-            parts += CAMEL.sub(" ", word).split()
-        for part in parts:
-            lowered = part.lower().strip("-")
-            if len(lowered) >= 3 and lowered not in STOPWORDS:
-                seen.setdefault(lowered, None)
+        for lowered in _word_parts(word):
+            seen.setdefault(lowered, None)
     return list(seen)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_parts(word: str) -> tuple[str, ...]:
+    """The content words one token gives, in order (memoised: a corpus repeats its vocabulary on every line)."""
+    parts = [word]
+    if CAMEL.search(word):
+        parts += CAMEL.sub(" ", word).split()
+    kept = []
+    for part in parts:
+        lowered = part.lower().strip("-")
+        if len(lowered) >= 3 and lowered not in STOPWORDS:
+            kept.append(lowered)
+    return tuple(kept)
 
 
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -159,8 +169,10 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
             add(bare[0], line, cell_words, True, label)
 
 
-@dataclass(frozen=True)
-class Observed:
+class Observed(NamedTuple):
+    """A figure of the index: its value and where it is. A named tuple, not a dataclass: the stages make one
+    per cell or figure they look at, often thousands per claim on a large capture."""
+
     value: float
     file: int  # position of the source in the index
     item: int  # position of the quantity in that file's index
@@ -180,16 +192,26 @@ class SourceIndex:
         self.memo: dict[object, object] = {}
         self._flat_texts: dict[int, str] = {}
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
-        # value: a value lookup stays a few bisections however large the corpus
-        buckets: dict[int, list[Observed]] = {}
+        # value: a value lookup stays a few bisections however large the corpus. A bucket holds plain
+        # (value, file, item) tuples, which sort in that order with no key function; an `Observed` is made
+        # only for what a lookup returns.
+        buckets: dict[int, list[tuple[float, int, int]]] = {}
+        widest: dict[int, float] = {}
         for f, index in enumerate(files):
             for i, q in enumerate(index.quantities):
-                buckets.setdefault(_magnitude(q.tolerance), []).append(Observed(q.value, f, i))
-        self._buckets: list[tuple[float, list[float], list[Observed]]] = []
-        for _, items in sorted(buckets.items()):
-            items.sort(key=lambda o: (o.value, o.file, o.item))
-            widest = max(self.quantity(o).tolerance for o in items)
-            self._buckets.append((widest, [o.value for o in items], items))
+                tolerance = q.tolerance
+                magnitude = -400 if tolerance <= 0 else floor(log10(tolerance))
+                bucket = buckets.get(magnitude)
+                if bucket is None:
+                    bucket = buckets[magnitude] = []
+                    widest[magnitude] = tolerance
+                elif tolerance > widest[magnitude]:
+                    widest[magnitude] = tolerance
+                bucket.append((q.value, f, i))
+        self._buckets: list[tuple[float, list[float], list[tuple[float, int, int]]]] = []
+        for magnitude, items in sorted(buckets.items()):
+            items.sort()
+            self._buckets.append((widest[magnitude], [value for value, _, _ in items], items))
 
     @classmethod
     def build(
@@ -276,7 +298,8 @@ class SourceIndex:
         for widest, values, items in self._buckets:
             width = tolerance + widest + slack
             lo, hi = bisect_left(values, value - width), bisect_right(values, value + width)
-            yield from items[lo:hi]
+            for found, f, i in items[lo:hi]:
+                yield Observed(found, f, i)
 
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
         """The `limit` observations on lines holding most of `words`, best first, then in source order."""
@@ -288,10 +311,6 @@ class SourceIndex:
                     scored[key] = scored.get(key, 0) + 1
         best = heapq.nsmallest(limit, ((-score, key) for key, score in scored.items()))
         return [(-neg, Observed(self.files[f].quantities[i].value, f, i)) for neg, (f, i) in best]
-
-
-def _magnitude(tolerance: float) -> int:
-    return -400 if tolerance <= 0 else floor(log10(tolerance))
 
 
 # Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".

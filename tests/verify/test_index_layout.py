@@ -1,0 +1,60 @@
+"""The index's compact forms behave as the plain ones: the shared-field-set Quantity and the tuple buckets."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from pytest_auditfence.fence import Source
+from pytest_auditfence.models import Quantity
+from pytest_auditfence.verify import SourceIndex
+from pytest_auditfence.verify.sources import Observed
+
+FIELDS = dict(text="$1.2 billion", start=4, end=16, value=1.2e9, kind="currency", unit="USD", scale=1e9,
+              tolerance=5e7, negative=False)
+
+
+def pydantic_construct(**values: object) -> Quantity:
+    return BaseModel.model_construct.__func__(Quantity, **values)  # pydantic's own, bypassing the override
+
+
+def test_quantity_built_with_every_field_is_pydantics_own() -> None:
+    fast, plain = Quantity.model_construct(**FIELDS), pydantic_construct(**FIELDS)
+    assert fast == plain
+    assert list(fast.__dict__.items()) == list(plain.__dict__.items())
+    assert fast.model_fields_set == plain.model_fields_set
+    assert fast.model_dump_json() == plain.model_dump_json()
+    assert repr(fast) == repr(plain)
+    assert pickle.loads(pickle.dumps(fast)) == fast
+    assert copy.deepcopy(fast) == fast
+
+
+def test_quantities_sharing_the_field_set_stay_independent() -> None:
+    first, second = Quantity.model_construct(**FIELDS), Quantity.model_construct(**FIELDS)
+    second.value = 2.0
+    copied = first.model_copy(update={"value": 3.0, "text": "3"})
+    assert (first.value, second.value, copied.value, copied.text) == (1.2e9, 2.0, 3.0, "3")
+    assert first.model_fields_set == set(Quantity.model_fields)
+
+
+def test_quantity_built_with_some_fields_keeps_pydantics_defaults_and_field_set() -> None:
+    q = Quantity.model_construct(text="7", start=0, end=1, value=7.0)
+    assert q == pydantic_construct(text="7", start=0, end=1, value=7.0)
+    assert q.model_fields_set == {"text", "start", "end", "value"}
+    assert (q.kind, q.unit, q.tolerance) == ("number", None, 0.0)
+
+
+def test_near_returns_every_figure_within_tolerance(tmp_path: Path) -> None:
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "a.txt").write_text("Revenue was $1,248 million; margin 41.2%; 1,250 units.\n")
+    (tmp_path / "tools" / "b.txt").write_text("Revenue: $1.25 billion, margin 41.0%, backlog $1,249 million.\n")
+    sources = [Source.from_file(tmp_path, f"tools/{n}.txt", node="n", kind="tool_call") for n in "ab"]
+    index = SourceIndex.build(tmp_path, sources)
+    found = list(index.near(1.249e9, 0.5e6))
+    assert all(isinstance(o, Observed) and index.quantity(o).value == o.value for o in found)
+    matching = {(f, i) for f, fi in enumerate(index.files) for i, q in enumerate(fi.quantities)
+                if abs(q.value - 1.249e9) <= 0.5e6 + q.tolerance}
+    assert len(matching) == 3 and matching <= {(o.file, o.item) for o in found}
