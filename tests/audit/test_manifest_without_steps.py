@@ -2,7 +2,8 @@
 once, refused (naming the folder, the format and the fix) when a node ran more than once.
 
 Each folder is captured with today's code from a real compiled graph, then its manifest is rewritten the
-way an earlier version wrote it: the same format_version, no 'steps' key.
+way an earlier version wrote it: format_version 1 (steps came before format 2's tool outputs stored once),
+no 'steps' key.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def _as_written_before_steps(trace: Path) -> Path:
     old = trace.with_name(trace.name + "-before-steps")
     shutil.copytree(trace, old)
     manifest = json.loads((old / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest.pop("steps") and manifest["format_version"] == 1
+    assert manifest.pop("steps") and manifest["format_version"] == 2
+    manifest["format_version"] = 1
     (old / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return old
 
