@@ -159,50 +159,12 @@ def test_assert_traceable_shows_the_first_ten_failing_claims_and_all_of_them_wit
     complete.stdout.no_fnmatch_line("*more failing claim(s)*")
 
 
-LOOP_APP = '''
-import operator
-from typing import Annotated, TypedDict
-
-from langchain_core.tools import tool
-from langgraph.graph import END, START, StateGraph
-
-
-@tool
-def get_financials(query: str) -> str:
-    """Look up a company's reported financial figures."""
-    return "HALV fiscal 2024: revenue $9.4 billion, operating income $1.2 billion."
-
-
-class Drafts(TypedDict, total=False):
-    drafts: Annotated[list[str], operator.add]
-    report: str
-
-
-def draft(state, config):
-    # round 1 invents a margin; round 2 looks the filing up and repeats the margin
-    if not state.get("drafts"):
-        return {"drafts": ["Operating margin was 22%."]}
-    get_financials.invoke({"query": "HALV"}, config)
-    return {"drafts": ["Revenue was $9.4 billion. Operating margin was 22%."]}
-
-
-def write(state):
-    return {"report": state["drafts"][-1]}
-
-
-g = StateGraph(Drafts)
-g.add_node("draft", draft)
-g.add_node("write", write)
-g.add_edge(START, "draft")
-g.add_conditional_edges("draft", lambda s: "draft" if len(s["drafts"]) < 2 else "write", ["draft", "write"])
-g.add_edge("write", END)
-app = g.compile()
-'''
-
 LOOP_TESTS = '''
 import pytest
 from pytest_auditfence import assert_claim_traced
-from drafts import app
+from traced_app import build_looping_app
+
+app = build_looping_app()
 
 
 @pytest.mark.fence
@@ -218,7 +180,9 @@ def test_margin_traced(fence_snapshot, fence_audit):
 
 
 def test_a_hop_through_a_looping_node_names_its_step_and_the_introducer_its_round(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(drafts=LOOP_APP, test_drafts=LOOP_TESTS)
+    # tests/cli/traced_app.py's looping run: round 1 of draft invents a margin, round 2 repeats it
+    shutil.copy(Path(__file__).resolve().parents[1] / "cli" / "traced_app.py", pytester.path)
+    pytester.makepyfile(test_drafts=LOOP_TESTS)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(failed=2)
     lines = failure_report(result)
@@ -228,11 +192,11 @@ def test_a_hop_through_a_looping_node_names_its_step_and_the_introducer_its_roun
     assert "    introduced by: draft (round 1)" in claim
     hops = [line.strip().removeprefix("chain: ").removeprefix("<-").strip().split(" | ")[0]
             for line in claim if line.strip().startswith(("chain: ", "<- "))]
-    assert hops == ["__report__ report.md:1", "write nodes/write/r1.output.txt:1",
+    assert hops == ["__report__ report.md:1", "writer nodes/writer/r1.output.txt:1",
                     "draft r2 nodes/draft/r2.output.txt:2", "draft r1 nodes/draft/r1.output.txt:2"]
     # assert_claim_traced's one-line chain and its introducer say the same
     message = assertion_lines(result)
     assert "introduced by: draft (round 1)" in message
-    assert ("chain: __report__ report.md:1 <- write nodes/write/r1.output.txt:1 <- "
+    assert ("chain: __report__ report.md:1 <- writer nodes/writer/r1.output.txt:1 <- "
             "draft r2 nodes/draft/r2.output.txt:2 <- draft r1 nodes/draft/r1.output.txt:2  "
             "[does not reach raw data]") in message
