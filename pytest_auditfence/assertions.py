@@ -13,7 +13,15 @@ from typing import Any
 
 from pytest_auditfence.capturing.tracefiles import TraceFiles
 from pytest_auditfence.manifest import MANIFEST_NAME, load_manifest
-from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio
+from pytest_auditfence.models import (
+    COVERED_VERDICTS,
+    ChainLink,
+    ClaimRecord,
+    EvidenceChain,
+    Ratio,
+    hop_name,
+    with_round,
+)
 
 from pytest_auditfence.settings import MAX_FAILURE_CLAIMS, failure_claims_shown
 
@@ -28,10 +36,11 @@ def _short(text: str, width: int = _TEXT_WIDTH) -> str:
 
 
 def render_chain(chain: EvidenceChain | None) -> str:
-    """`report.md:3 <- write nodes/write.txt:4 <- tool lookup tools/lookup.txt:2` on one line."""
+    """`report.md:3 <- write nodes/write.txt:4 <- draft r2 tools/draft/r2.lookup.1.txt:2` on one line; a hop
+    through a node that ran more than once names its step."""
     if chain is None or not chain.links:
         return "(no evidence chain)"
-    hops = [f"{link.node} {link.file}:{link.line}" for link in chain.links]
+    hops = [f"{hop_name(link)} {link.file}:{link.line}" for link in chain.links]
     tail = "" if chain.reaches_raw_data else "  [does not reach raw data]"
     return " <- ".join(hops) + tail
 
@@ -70,7 +79,7 @@ def render_chain_lines(chain: EvidenceChain | None, indent: str = "    ") -> lis
     lines: list[str] = []
     for i, link in enumerate(chain.links):
         label, sep = ("chain", ": ") if i == 0 else ("   <-", "  ")
-        lines += _wrapped(label, f"{link.node} {link.file}:{link.line} | {link.text}", indent, sep=sep)
+        lines += _wrapped(label, f"{hop_name(link)} {link.file}:{link.line} | {link.text}", indent, sep=sep)
     if not chain.reaches_raw_data:
         lines.append(f"{indent}       [does not reach raw data]")
     return lines
@@ -81,7 +90,7 @@ def _introduced(claim: ClaimRecord, rounds: dict[str, int]) -> str:
         return "unknown (no single node)"
     # the deterministic audit names the round itself; otherwise it is read off the chain (see _rounds_of)
     round_ = claim.introduced_round if claim.introduced_round is not None else rounds.get(claim.introduced_by)
-    return claim.introduced_by if round_ is None else f"{claim.introduced_by} (round {round_})"
+    return with_round(claim.introduced_by, round_)
 
 
 def render_failure(
@@ -250,7 +259,8 @@ def assert_claim_traced(cascade: Any, text: Any, to: str | None = None) -> Evide
     if chain.verdict not in COVERED_VERDICTS:
         raise AssertionError(
             f"claim {chain.claim_id} is {chain.verdict.value}, not traced: \"{_short(chain.claim)}\"\n"
-            f"    introduced by: {chain.introduced_by or 'unknown'}\n    chain: {render_chain(chain)}"
+            f"    introduced by: {with_round(chain.introduced_by or 'unknown', chain.introduced_round)}\n"
+            f"    chain: {render_chain(chain)}"
         )
     names = _link_names(cascade) if to is not None else None
     if names is not None and not any(to in names(link) for link in chain.links):

@@ -14,7 +14,7 @@ from typing import Any
 
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from pytest_auditfence.models import EvidenceChain
+from pytest_auditfence.models import EvidenceChain, hop_name, with_round
 
 CHAINS_FORMAT_VERSION = 2
 _UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.IGNORECASE)
@@ -59,15 +59,14 @@ def serialize_chains(data: Any) -> str:
         out.append("")
         out.append(f"{tag} claim: {_stable_text(chain.claim)}")
         out.append(f"{tag} verdict: {chain.verdict.value}")
-        round_ = f" (round {chain.introduced_round})" if chain.introduced_by and chain.introduced_round else ""
-        out.append(f"{tag} introduced_by: {chain.introduced_by or '-'}{round_}")
+        out.append(f"{tag} introduced_by: {with_round(chain.introduced_by, chain.introduced_round) if chain.introduced_by else '-'}")
         out.append(f"{tag} reaches_raw_data: {'yes' if chain.reaches_raw_data else 'NO'}")
         if not chain.links:
             out.append(f"{tag} source: none")
         for i, link in enumerate(chain.links, start=1):
             out.append(
                 # the step ('agent r2') only where the node ran more than once: a node's rounds read apart
-                f"{tag} link {i}: {link.kind} {link.step or link.node} @ {_stable_path(link.file)}:{link.line} | "
+                f"{tag} link {i}: {link.kind} {hop_name(link)} @ {_stable_path(link.file)}:{link.line} | "
                 f"{_stable_text(link.text)}"
             )
     return "\n".join(out) + "\n"

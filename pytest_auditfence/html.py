@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Any
 from pytest_auditfence.capturing.tracefiles import TraceFiles, read_trace_text
 from pytest_auditfence.errors import AuditError
 from pytest_auditfence.manifest import INPUT_NODE, RAW_FILE_KINDS, Manifest, load_manifest
-from pytest_auditfence.models import COVERED_VERDICTS, ChainLink, ClaimRecord, EvidenceChain, Ratio, Verdict
+from pytest_auditfence.models import (
+    COVERED_VERDICTS,
+    ChainLink,
+    ClaimRecord,
+    EvidenceChain,
+    Ratio,
+    Verdict,
+    hop_name,
+    with_round,
+)
 from pytest_auditfence.report import (
     HALLUCINATED,
     OUTCOMES,
@@ -324,7 +333,8 @@ def _failing_list(tid: str, claims: Sequence[ClaimRecord]) -> str:
     items = "".join(
         f'<li><a href="#claim-{_e(tid)}-{_e(c.id)}" data-select="claim-{_e(tid)}-{_e(c.id)}">'
         f"{_e(c.id)} {_verdict_badge(c.verdict)} “{_e(c.claim)}”</a>"
-        + (f' <span class="meta">introduced by {_e(_node_label(c.introduced_by))}</span>' if c.introduced_by else "")
+        + (f' <span class="meta">introduced by {_e(_introducer(c.introduced_by, c.introduced_round))}</span>'
+           if c.introduced_by else "")
         + "</li>"
         for c in failing
     )
@@ -337,7 +347,7 @@ def _claims_table(entry: TestEntry) -> str:
         return ""
     rows = "".join(
         f'<tr><td>{_e(c.id)}</td><td>{_verdict_badge(c.verdict)}</td><td class="claim-cell">{_e(c.claim)}</td>'
-        f"<td>{_e(c.introduced_by or '')}</td></tr>"
+        f"<td>{_e(_introducer(c.introduced_by, c.introduced_round) if c.introduced_by else '')}</td></tr>"
         for c in entry.claims
     )
     return (
@@ -389,6 +399,10 @@ def _node_label(node: str) -> str:
     return {INPUT_NODE: "user input", REPORT_NODE: "final report"}.get(node, node)
 
 
+def _introducer(node: str, round_: int | None) -> str:
+    return with_round(_node_label(node), round_)
+
+
 def _render_chain(tid: str, chain: EvidenceChain, claim: ClaimRecord | None,
                   excerpts: dict[str, FileExcerpt]) -> str:
     cid = f"{tid}-{chain.claim_id}"
@@ -405,7 +419,8 @@ def _render_chain(tid: str, chain: EvidenceChain, claim: ClaimRecord | None,
     ]
     if chain.introduced_by and chain.verdict not in COVERED_VERDICTS:
         body.append(f'<p class="origin-note">{ORIGIN_MARK} introduced by node '
-                    f"<b>{_e(_node_label(chain.introduced_by))}</b>: its inputs do not hold this content</p>")
+                    f"<b>{_e(_introducer(chain.introduced_by, chain.introduced_round))}</b>: its inputs do not hold "
+                    "this content</p>")
     body.append('<ol class="links">')
     for link in chain.links:
         body.append(_render_link(link, excerpts.get(link.file), needles))
@@ -439,7 +454,7 @@ def _render_link(link: ChainLink, excerpt: FileExcerpt | None, needles: list[str
     raw = kind in RAW_FILE_KINDS
     tool = f" \u00b7 tool {excerpt.tool}" if excerpt is not None and excerpt.tool else ""
     head = (
-        f'<li data-node="{_e(link.node)}"><div class="link-head"><span class="node">{_e(_node_label(link.node))}'
+        f'<li data-node="{_e(link.node)}"><div class="link-head"><span class="node">{_e(_node_label(hop_name(link)))}'
         f'</span> \u00b7 {_e(kind or "?")}{_e(tool)} \u00b7 <span class="file">{_e(link.file)}:{link.line}</span>'
         + ('<span class="raw-label">raw tool output</span>' if raw and kind != "input" else "")
         + ('<span class="raw-label">user input</span>' if kind == "input" else "")

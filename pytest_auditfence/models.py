@@ -182,6 +182,16 @@ class EvidenceChain(_Model):
         return len(self.links)
 
 
+def hop_name(link: ChainLink) -> str:
+    """How every view names a hop: its step ('draft r2') where the node ran more than once, else the node."""
+    return link.step or link.node
+
+
+def with_round(node: str, round_: int | None) -> str:
+    """`introduced_by` as every view shows it: 'draft (round 1)', the node alone when no round is known."""
+    return f"{node} (round {round_})" if round_ else node
+
+
 # --------------------------------------------------------------------------------------------------
 # LLM auditor and adversarial pass (audit/llm.py, audit/adversarial.py)
 

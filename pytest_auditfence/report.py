@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_auditfence.errors import AuditFenceError
-from pytest_auditfence.models import ClaimRecord, EvidenceChain, Ratio, Verdict
+from pytest_auditfence.models import ClaimRecord, EvidenceChain, Ratio, Verdict, with_round
 
 REPORT_SCHEMA_VERSION = 1
 Outcome = Literal["pass", "fail", "audit-error", "report-only"]
@@ -34,6 +34,12 @@ class ClaimSummary(_Model):
     claim: str
     verdict: Verdict
     introduced_by: str | None = None
+    introduced_round: int | None = Field(default=None, description="which round of `introduced_by` (1 = first)")
+
+    @property
+    def introducer(self) -> str:
+        """`draft (round 1)`, as the failure message and the chain golden files name it."""
+        return with_round(self.introduced_by, self.introduced_round) if self.introduced_by else "unknown"
 
 
 class ExcerptLine(_Model):
@@ -108,7 +114,9 @@ class TestEntry(_Model):
         errors: Sequence[str] = (),
     ) -> TestEntry:
         summaries = [
-            ClaimSummary(id=c.id, claim=c.claim, verdict=c.verdict, introduced_by=c.introduced_by) for c in claims
+            ClaimSummary(id=c.id, claim=c.claim, verdict=c.verdict, introduced_by=c.introduced_by,
+                         introduced_round=c.introduced_round if c.introduced_by else None)
+            for c in claims
         ]
         return cls(
             nodeid=nodeid,
@@ -272,7 +280,7 @@ class BaselineRow(_Model):
     def claim_lines(self, indent: str = "  ") -> list[str]:
         """One line per newly hallucinated claim, naming the test, the claim and the node that wrote it."""
         return [f"{indent}{self.nodeid}: new {c.verdict.value} claim {c.id} \"{c.claim}\" "
-                f"(introduced by {c.introduced_by or 'unknown'})" for c in self.new_claims]
+                f"(introduced by {c.introducer})" for c in self.new_claims]
 
     @property
     def fails(self) -> bool:
@@ -323,7 +331,7 @@ class BaselineComparison(_Model):
                        f"{_ratio(r.coverage_after)} | {_ratio(r.hallucinations_before)} -> "
                        f"{_ratio(r.hallucinations_after)} |")
         claims = [f"- `{_md_cell(r.nodeid)}`: new {c.verdict.value} claim {c.id} \"{_md_cell(c.claim)}\" "
-                  f"(introduced by `{c.introduced_by or 'unknown'}`)" for r in self.regressions for c in r.new_claims]
+                  f"(introduced by `{c.introducer}`)" for r in self.regressions for c in r.new_claims]
         return out + ([""] + claims if claims else [])
 
 

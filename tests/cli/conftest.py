@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from traced_app import capture_broken_run, capture_run
+from traced_app import capture_broken_run, capture_looping_run, capture_run
 
 # The console script pyproject.toml declares, as installed next to this interpreter.
 AUDITFENCE = Path(sys.executable).parent / "auditfence"
@@ -23,6 +23,14 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     capture_run(root / "fabricated", fabricate=True)
     capture_broken_run(root / "broken")
     return {name: root / name for name in ("clean", "fabricated", "broken")}
+
+
+@pytest.fixture(scope="session")
+def looping(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real capture whose `draft` node ran twice, round 1 inventing a figure round 2 repeats."""
+    trace = tmp_path_factory.mktemp("captures-looping") / "looping"
+    capture_looping_run(trace)
+    return trace
 
 
 @pytest.fixture

@@ -9,10 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
-from traced_app import PLANTED
+from traced_app import LOOPED_FABRICATION, PLANTED
 
 from pytest_auditfence import __version__, audit_cascade_sync
-from pytest_auditfence.report import FenceReport
+from pytest_auditfence.html import render_html
+from pytest_auditfence.report import FenceReport, compare_to_baseline
 
 
 def test_clean_run_passes_with_the_librarys_numbers(cli, captured):
@@ -305,3 +306,39 @@ def test_progress_is_shown_on_a_terminal_without_asking(captured, tmp_path):
     assert "auditfence: auditing 4 claim(s) of report.md over 4 node(s)" in terminal
     assert "auditfence: audit finished in " in terminal
     assert "auditfence:" not in done.stdout
+
+
+def test_every_view_of_a_looping_run_names_the_step_of_each_hop_and_the_introducers_round(
+    cli, captured, looping, tmp_path
+):
+    # draft ran twice: its hops read `draft r2` / `draft r1` (writer ran once: named alone), and the
+    # fabrication is `draft (round 1)`, in the words of the chain golden files (docs/snapshot.md)
+    result = cli("audit", looping, "--json", "now.json", "--html", "page.html", "--name", "nightly")
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.splitlines()
+    block = out[out.index(f'c002 unsupported: "{LOOPED_FABRICATION}"'):]
+    assert block[1] == "    introduced by: draft (round 1)"
+    hops = [line.strip().removeprefix("chain:").removeprefix("<-").split(" | ")[0].strip()
+            for line in block if line.strip().startswith(("chain:", "<-"))]
+    assert hops == ["__report__ report.md:1", "writer nodes/writer/r1.output.txt:1",
+                    "draft r2 nodes/draft/r2.output.txt:2", "draft r1 nodes/draft/r1.output.txt:2"]
+    # the JSON report carries the round; the page names it and each hop's step
+    report = FenceReport.read(tmp_path / "now.json")
+    assert [(c.id, c.introduced_by, c.introduced_round) for c in report.tests[0].claims] == [
+        ("c001", None, None), ("c002", "draft", 1)]
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert "introduced by node <b>draft (round 1)</b>" in page
+    assert '<span class="meta">introduced by draft (round 1)</span>' in page  # the failing-claims list
+    # c001: draft r2's output and its tool call; c002: draft r2's and draft r1's outputs
+    assert page.count('<span class="node">draft r2</span>') == 3 and page.count('<span class="node">draft r1</span>') == 1
+    assert '<span class="node">writer</span>' in page
+    assert "<td>draft (round 1)</td>" in render_html(report)  # a page from the JSON alone: the claims table
+    # the baseline gate names the round of each new claim, in the terminal and in the markdown summary
+    assert cli("audit", captured["clean"], "--json", "base.json", "--name", "nightly").returncode == 0
+    diff = cli("diff", "base.json", "now.json")
+    assert diff.returncode == 1, diff.stderr
+    assert diff.stdout.splitlines()[-1] == (
+        f'  nightly: new unsupported claim c002 "{LOOPED_FABRICATION}" (introduced by draft (round 1))')
+    comparison = compare_to_baseline(report, FenceReport.read(tmp_path / "base.json"), ran=["nightly"])
+    assert comparison.markdown()[-1] == (
+        f'- `nightly`: new unsupported claim c002 "{LOOPED_FABRICATION}" (introduced by `draft (round 1)`)')

@@ -1,13 +1,15 @@
 """A small real LangGraph pipeline (two specialists with tools, fanning in to a writer) for CLI and HTML tests.
 
-Owns `build_app(fabricate=...)`, `capture_run(trace_dir, ...)` and the planted fabrications' facts.
+Owns `build_app(fabricate=...)`, `capture_run(trace_dir, ...)` and the planted fabrications' facts, and a run
+whose `draft` node loops (`build_looping_app`, `capture_looping_run`): round 1 invents a margin, round 2 repeats it beside a filed figure.
 """
 
 from __future__ import annotations
 
 import json
+import operator
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
@@ -100,3 +102,42 @@ def capture_broken_run(trace_dir: Path) -> None:
     except ConnectionError:
         return
     raise AssertionError("the broken run was expected to raise ConnectionError")
+
+
+class _Drafts(TypedDict, total=False):
+    drafts: Annotated[list[str], operator.add]
+    report: str
+
+
+# The fabrication of `capture_looping_run`: in the report, written by round 1 of `draft`, repeated by round 2.
+LOOPED_FABRICATION = "Operating margin was 22%."
+
+
+def build_looping_app() -> Any:
+    """`draft` runs twice (round 2 looks the filing up), then `writer` copies the last draft into `report`."""
+
+    def draft(state: _Drafts, config: RunnableConfig) -> dict[str, Any]:
+        if not state.get("drafts"):
+            return {"drafts": [LOOPED_FABRICATION]}
+        data = json.loads(get_filing.invoke({"ticker": "HALV"}, config=config))
+        return {"drafts": [f"Revenue was ${data['revenue_usd_millions']:,} million in FY2024. {LOOPED_FABRICATION}"]}
+
+    def writer(state: _Drafts) -> dict[str, Any]:
+        return {"report": state["drafts"][-1] + "\n"}
+
+    graph = StateGraph(_Drafts)
+    graph.add_node("draft", draft)
+    graph.add_node("writer", writer)
+    graph.add_edge(START, "draft")
+    graph.add_conditional_edges("draft", lambda s: "draft" if len(s["drafts"]) < 2 else "writer", ["draft", "writer"])
+    graph.add_edge("writer", END)
+    return graph.compile()
+
+
+def capture_looping_run(trace_dir: Path) -> str:
+    """Run `build_looping_app()` under a Snapshot into `trace_dir`, record its report, finalize; returns it."""
+    snap = Snapshot(trace_dir)
+    report = build_looping_app().invoke({"drafts": []}, config=snap.config())["report"]
+    snap.set_report(report)
+    snap.finalize()
+    return report

@@ -63,7 +63,7 @@ def test_selecting_claims_shows_their_chains(browser, report, tmp_path):
     fabricated = report.tests[1].detail
     chain = next(c for c in fabricated.chains if c.claim_id == "c004")
     assert state["visible"] == ["chain-t1-c004"] and state["pressed"] == ["claim-t1-c004"]
-    assert state["origin"] == "\u26a0 introduced by node filings: its inputs do not hold this content"
+    assert state["origin"] == "\u26a0 introduced by node filings (round 1): its inputs do not hold this content"
     assert [lk["node"] for lk in state["links"]] == [lk.node for lk in chain.links] == ["__report__", "writer", "filings"]
     assert state["links"][2]["head"].startswith("filings \u00b7 node_output \u00b7 nodes/filings/r1.output.txt:")
     assert state["links"][2]["marks"] == ["4,100"]  # the claim's figure, found in the node's own output

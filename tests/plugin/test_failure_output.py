@@ -157,3 +157,46 @@ def test_assert_traceable_shows_the_first_ten_failing_claims_and_all_of_them_wit
     complete.assert_outcomes(failed=1)
     assert claim_ids(assertion_lines(complete)) == [f"c{i:03d}" for i in range(1, SEGMENTS + 1)]
     complete.stdout.no_fnmatch_line("*more failing claim(s)*")
+
+
+LOOP_TESTS = '''
+import pytest
+from pytest_auditfence import assert_claim_traced
+from traced_app import build_looping_app
+
+app = build_looping_app()
+
+
+@pytest.mark.fence
+def test_drafts(fence_snapshot):
+    out = app.invoke({"drafts": []}, config=fence_snapshot.config())
+    fence_snapshot.set_report(out["report"])
+
+
+def test_margin_traced(fence_snapshot, fence_audit):
+    out = app.invoke({"drafts": []}, config=fence_snapshot.config())
+    assert_claim_traced(fence_audit(final_document=out["report"]), "Operating margin was 22%.")
+'''
+
+
+def test_a_hop_through_a_looping_node_names_its_step_and_the_introducer_its_round(pytester: pytest.Pytester) -> None:
+    # tests/cli/traced_app.py's looping run: round 1 of draft invents a margin, round 2 repeats it
+    shutil.copy(Path(__file__).resolve().parents[1] / "cli" / "traced_app.py", pytester.path)
+    pytester.makepyfile(test_drafts=LOOP_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    lines = failure_report(result)
+    # the marker's message: one hop per line; draft ran twice, so each of its hops names the round (step)
+    start = lines.index("c002 unsupported: \"Operating margin was 22%.\"")
+    claim = lines[start:next(i for i in range(start, len(lines)) if "[does not reach raw data]" in lines[i])]
+    assert "    introduced by: draft (round 1)" in claim
+    hops = [line.strip().removeprefix("chain: ").removeprefix("<-").strip().split(" | ")[0]
+            for line in claim if line.strip().startswith(("chain: ", "<- "))]
+    assert hops == ["__report__ report.md:1", "writer nodes/writer/r1.output.txt:1",
+                    "draft r2 nodes/draft/r2.output.txt:2", "draft r1 nodes/draft/r1.output.txt:2"]
+    # assert_claim_traced's one-line chain and its introducer say the same
+    message = assertion_lines(result)
+    assert "introduced by: draft (round 1)" in message
+    assert ("chain: __report__ report.md:1 <- writer nodes/writer/r1.output.txt:1 <- "
+            "draft r2 nodes/draft/r2.output.txt:2 <- draft r1 nodes/draft/r1.output.txt:2  "
+            "[does not reach raw data]") in message

@@ -85,7 +85,7 @@ def test_a_regression_names_the_test_and_each_new_hallucinated_claim_in_terminal
     regressed.assert_outcomes(passed=2)  # report_only: the tests pass, the gate fails the session
     assert regressed.ret == pytest.ExitCode.TESTS_FAILED
     new_claim = ('test_fenced.py::test_agent: new contradicted claim c003 "Services revenue was $99.9 billion in '
-                 'fiscal 2023." (introduced by write)')
+                 'fiscal 2023." (introduced by write (round 1))')
     regressed.stdout.fnmatch_lines([
         "fence baseline base.json: 1 regression(s) - the session fails",
         "status * test *",
@@ -98,7 +98,7 @@ def test_a_regression_names_the_test_and_each_new_hallucinated_claim_in_terminal
     assert ("| `test_fenced.py::test_agent` | regressed | 1/1 (100.0%) -> 1/2 (50.0%) | 0/1 (0.0%) -> 1/2 (50.0%) |"
             in summary)
     assert ('- `test_fenced.py::test_agent`: new contradicted claim c003 "Services revenue was $99.9 billion in '
-            'fiscal 2023." (introduced by `write`)') in summary
+            'fiscal 2023." (introduced by `write (round 1)`)') in summary
     assert "test_steady" not in summary.split("**baseline gate FAILED**")[1]  # only the regressed test is named
 
     monkeypatch.setenv("INVENT", "0")
