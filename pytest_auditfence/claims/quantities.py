@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_auditfence.claims import vocabulary
@@ -1196,8 +1196,12 @@ class QuantityScanner:
         """All quantities of `text` in order; offsets are into `text`."""
         return list(self.iter_scan(text))
 
-    def iter_scan(self, text: str) -> Iterator[ScannedQuantity]:
+    def iter_scan(self, text: str, *, read_elsewhere: Sequence[tuple[int, int]] = ()) -> Iterator[ScannedQuantity]:
+        """All quantities of `text` in order. `read_elsewhere` are spans (start, end), sorted and disjoint, that
+        the caller parses itself and drops every quantity starting in: a table cell, field value or line lying
+        wholly inside one is not parsed (the caller's reading of it would replace the scanner's anyway)."""
         _require_text(text, "QuantityScanner.scan(text=...)")
+        elsewhere = _Spans(read_elsewhere)
         caption: tuple[float | None, str | None] = (None, None)
         columns: list[tuple[float | None, str | None]] | None = None
         header_cues: list[_Cue] = []
@@ -1229,24 +1233,41 @@ class QuantityScanner:
             if cells is not None:
                 row_cue = _row_cue(line, cells)
                 for i, ((cell_start, cell_end), (scale, unit)) in enumerate(cells):
+                    if elsewhere.covers(pos + cell_start, pos + cell_end):
+                        continue
                     column = header_cues[i] if i < len(header_cues) else _NO_CUE
                     yield from _scan_field(
                         line[cell_start:cell_end], pos + cell_start, line_no, row_cue.over(column.over(record)),
                         scale, unit,
                     )
-            elif any(c.isdigit() for c in line):
+            elif any(c.isdigit() for c in line) and not elsewhere.covers(pos, end):
                 kv = _KEY_VALUE.match(line) if self.track_context else None
                 if kv is not None and _NUMERIC_FIELD.fullmatch(kv.group("value")):
                     key = kv.group("key")
                     if any(c.isdigit() for c in key):  # "weighing 1 ounce: $0.49": the key is prose too
                         for q in parse_quantities(key, offset=pos + kv.start("key")):
                             yield ScannedQuantity(line_no, q)
+                    if elsewhere.covers(pos + kv.start("value"), pos + kv.end("value")):
+                        pos = end + 1
+                        continue
                     cue = _field_cue(key).over(record)
                     yield from _scan_field(kv.group("value"), pos + kv.start("value"), line_no, cue, None, None)
                 else:
                     for q in _parse_wrapped(text, line, pos, end):
                         yield ScannedQuantity(line_no, q)
             pos = end + 1
+
+
+class _Spans:
+    """Sorted, disjoint spans (start, end); `covers` says whether one of them holds all of [start, end)."""
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        self._starts = [s for s, _ in spans]
+        self._ends = [e for _, e in spans]
+
+    def covers(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self._starts, start) - 1
+        return i >= 0 and end <= self._ends[i]
 
 
 # A long line cut at a space ("... bake for 20" / "  minutes or until ..."), as capture wraps lines or a

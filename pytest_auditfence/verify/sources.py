@@ -130,7 +130,11 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
 
     next_cell = 0
     current_line, current_words = 0, []
-    for scanned in quantities.QuantityScanner().iter_scan(text):
+    # the scanner need not parse what is read as a cell below (its figures there are dropped); overlapping
+    # cells (two readers of one table) keep the full scan, where the first cell not yet passed decides
+    spans = [(cell.start, cell.end) for cell in cells]
+    disjoint = all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+    for scanned in quantities.QuantityScanner().iter_scan(text, read_elsewhere=spans if disjoint else ()):
         q = scanned.quantity
         while next_cell < len(cells) and cells[next_cell].end <= q.start:
             _add_cell(loaded, cells[next_cell], add)

@@ -564,3 +564,29 @@ def test_parsers_never_raise_on_case_folding_characters(text):
         assert text[q.start:q.end] == q.text
     detect_scale_context(text)
     QuantityScanner().scan(text)
+
+
+def test_scanner_leaves_spans_read_elsewhere_unparsed_and_keeps_everything_else() -> None:
+    # a caller that re-reads table cells itself (verify/sources) hands their spans in: a cell, field value or
+    # line wholly inside one is not parsed; every quantity starting outside the spans is the full scan's
+    text = (
+        "Income statement (in millions)\n| Item | FY2024 | FY2023 |\n|---|---|---|\n| Revenue | 1,234 | 987 |\n"
+        "revenue_usd_millions: 4321\nweighing 1 ounce: $0.49\nmargin was 41.3% and backlog reached $2.5 billion\n"
+    )
+    spans = [(text.index("1,234"), text.index("1,234") + 5),  # a table cell
+             (text.index("4321"), text.index("4321") + 4),  # a field value (the key has no figure)
+             (text.index("$0.49"), text.index("$0.49") + 5),  # a field value (the key's figure stays)
+             (text.index("41.3%"), text.index("41.3%") + 2)]  # part of a prose figure: the line is parsed
+
+    def key(s):
+        return (s.line, s.quantity.start, s.quantity.text, s.quantity.value, s.alternative)
+
+    def outside(k):
+        return not any(a <= k[1] < b for a, b in spans)
+
+    full = [key(s) for s in QuantityScanner().iter_scan(text)]
+    skipped = [key(s) for s in QuantityScanner().iter_scan(text, read_elsewhere=spans)]
+    assert [k for k in skipped if k[2] in ("1,234", "4321", "$0.49")] == []
+    assert {"987", "1 ounce", "41.3%", "$2.5 billion"} <= {k[2] for k in skipped}
+    assert set(skipped) <= set(full)
+    assert [k for k in skipped if outside(k)] == [k for k in full if outside(k)]
