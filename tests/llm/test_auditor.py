@@ -118,11 +118,13 @@ def test_step_limit_leaves_the_audit_incomplete_with_what_was_done(lanes: tuple[
 
 
 def test_timeout_leaves_the_audit_incomplete(lanes: tuple[Path, str]) -> None:
-    plans = {**HONEST, "competitors were hit": ClaimPlan(delay=1.5, queries=("competitors",))}
+    # the honest lane needs well under the timeout even on a loaded 2-core machine (at 0.75 s it timed out too
+    # at load 10); the held-up lane's delay is twice the timeout
+    plans = {**HONEST, "competitors were hit": ClaimPlan(delay=5.0, queries=("competitors",))}
     with ScriptedOpenAIServer(rule=AuditorRule(plans)) as server:
-        cascade = asyncio.run(audit(lanes, unit_timeout=0.75)(chat_model(server.base_url)))
+        cascade = asyncio.run(audit(lanes, unit_timeout=2.5)(chat_model(server.base_url)))
     assert not cascade.complete
-    assert any(e.startswith("LLM unit 'llm:write_supply r1' (hop 1): timed out after 0.75 s") for e in cascade.errors)
+    assert any(e.startswith("LLM unit 'llm:write_supply r1' (hop 1): timed out after 2.5 s") for e in cascade.errors)
     claims = by_id(cascade)
     assert claims["c008"].verdict is Verdict.UNSUPPORTED and "timed out" in " ".join(claims["c008"].notes)
     assert claims["c004"].verdict is Verdict.VERIFIED  # the other lane was not held up
