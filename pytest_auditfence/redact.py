@@ -201,6 +201,13 @@ _RULES: tuple[_Rule, ...] = (
 _ALL_HINTS = tuple(sorted({h for rule in _RULES for h in rule.hints}))
 
 
+def _hints_in(text: str) -> set[str]:
+    """The rules' hints `text` holds, any case: a trace file can be megabytes, so each hint is looked for once
+    per round, not once per rule that names it."""
+    lowered = text.lower()
+    return {h for h in _ALL_HINTS if h in lowered}
+
+
 class Redactor:
     """Replaces secrets by `[REDACTED:<kind>]` in text and in any captured value.
 
@@ -273,24 +280,20 @@ class Redactor:
     def _builtin(self, s: str) -> str:
         # Repeat until nothing changes: a replacement can expose a neighbour to a boundary rule.
         # Each round replaces unredacted characters by markers only, so this ends.
-        # Each hint is looked for once per round (a trace file can be megabytes: one scan per hint, not per
-        # rule that names it).
-        lowered = s.lower()
-        present = {h for h in _ALL_HINTS if h in lowered}
+        present = _hints_in(s)
         if not present and not any(v in s for v in self._env_values):
             return s
         while True:
             before = s
             if self._env_pattern is not None and any(v in s for v in self._env_values):
                 s = _outside_markers(s, lambda part: self._env_pattern.sub(self._env_marker, part))  # type: ignore[union-attr]
-                present = {h for h in _ALL_HINTS if h in s.lower()}
+                present = _hints_in(s)
             for rule in _RULES:
                 if not present.isdisjoint(rule.hints):
                     s = _outside_markers(s, lambda part, rule=rule: _apply(rule, part))
             if s == before:
                 return s
-            lowered = s.lower()
-            present = {h for h in _ALL_HINTS if h in lowered}
+            present = _hints_in(s)
 
     def _env_marker(self, match: re.Match[str]) -> str:
         return marker(f"env:{self._env_names[match.group()]}")

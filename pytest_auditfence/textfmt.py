@@ -432,7 +432,7 @@ def render_jsonable(data: Any, *, wrap_at: int = 400, cache: RenderCache | None 
 Placement = tuple[str, int, int, int]
 
 
-def render_placed(data: Any, *, wrap_at: int = 400, cache: RenderCache) -> tuple[str, list[Placement]]:
+def render_placed(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = None) -> tuple[str, list[Placement]]:
     """`render_jsonable`, and where each long string (at least _BLOCK_MIN characters, rendered as lines of
     its own) was placed in the text."""
     renderer = _Renderer(wrap_at, cache)

@@ -170,10 +170,14 @@ def text_lines(text: str, ref: TextRef) -> str:
 
     Lines that are missing or lack the indent give other bytes, which the blob's sha256 then refuses."""
     _, start, end, indent, newline, _ = ref
-    pad = " " * indent
-    lines = text.split("\n")[start - 1:end]
-    body = "\n".join(ln[indent:] if ln.startswith(pad) else ln for ln in lines)
+    body = _unindented(text.split("\n")[start - 1:end], indent)
     return body + "\n" if newline else body
+
+
+def _unindented(lines: list[str], indent: int) -> str:
+    """`lines` joined by line breaks, `indent` spaces taken off each line that has them."""
+    pad = " " * indent
+    return "\n".join(ln[indent:] if ln.startswith(pad) else ln for ln in lines)
 
 
 class PackReader:
@@ -280,7 +284,7 @@ def text_references(files: Iterable[tuple[str, str, list[tuple[str, int, int, in
             part = lines[at:at + count]
             if len(part) != count or not all(ln.startswith(pad) or not ln for ln in part):
                 continue
-            body = "\n".join(ln[indent:] for ln in part)
+            body = _unindented(part, indent)
             if string == body or string == body + "\n":
                 refs[sha] = TextRef(path, at + 1, at + count, indent, string != body, len(string.encode("utf-8")))
     return refs

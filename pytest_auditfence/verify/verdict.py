@@ -329,12 +329,18 @@ def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]
         elsewhere = index.memo.get("periods elsewhere")
         named = periods_named(index) | (elsewhere() if callable(elsewhere) else frozenset())
         index.memo["period keys"] = named
+    return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
+            for key, shown in _unnamed(claim, mentions, named)]  # type: ignore[arg-type]
+
+
+def _unnamed(claim: ClaimRecord, mentions: list[tuple[int, int, str]], named: frozenset[str] | set[str]
+             ) -> list[tuple[str, str]]:
+    """(key, the claim's words for it) of each period the claim mentions that is not among `named`, by key."""
     missing: dict[str, str] = {}
     for start, end, key in mentions:
-        if key not in named:  # type: ignore[operator]
+        if key not in named:
             missing.setdefault(key, claim.claim[start:end])
-    return [AtomResult(shown, Verdict.UNSUPPORTED, note=f"{shown!r}: no source names this period ({key})")
-            for key, shown in sorted(missing.items())]
+    return sorted(missing.items())
 
 
 # The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
@@ -372,11 +378,7 @@ def _periods_of_another_metric(claim: ClaimRecord, index: SourceIndex) -> list[A
     periods = set().union(*(stated.get(m, set()) for m in metrics))
     if not periods:
         return []  # no source names these metrics for any period: nothing to hold the claim's period to
-    missing: dict[str, str] = {}
-    for start, end, key in mentions:
-        if key not in periods:
-            missing.setdefault(key, claim.claim[start:end])
     named = ", ".join(sorted(metrics))
     return [AtomResult(shown, Verdict.UNSUPPORTED,
                        note=f"{shown!r}: the sources state {named} for {', '.join(sorted(periods))}, not for {key}")
-            for key, shown in sorted(missing.items())]
+            for key, shown in _unnamed(claim, mentions, periods)]

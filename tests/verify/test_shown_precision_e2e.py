@@ -6,17 +6,12 @@ negative, flagged and never `verified`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage
 from langchain_core.tools import tool
-from langgraph.graph import END, START, MessagesState, StateGraph
-from langgraph.prebuilt import ToolNode
 
-from pytest_auditfence import Snapshot, Verdict
-from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
-from pytest_auditfence.models import ClaimRecord
+from pytest_auditfence import Verdict
+from tool_runs import claim_of, tool_run_auditor
 
 COVERED = (Verdict.VERIFIED, Verdict.DERIVED)
 
@@ -62,44 +57,10 @@ def read_passage(n: int) -> str:
     return PASSAGES[n]
 
 
-def _app(calls: list[tuple[str, dict[str, Any]]], report: str) -> Any:
-    def plan(state: MessagesState) -> dict[str, Any]:
-        tool_calls = [{"name": name, "args": args, "id": f"call_{i}"} for i, (name, args) in enumerate(calls)]
-        return {"messages": [AIMessage(content="", tool_calls=tool_calls)]}
-
-    def write(state: MessagesState) -> dict[str, Any]:
-        return {"messages": [AIMessage(content=report)]}
-
-    graph = StateGraph(MessagesState)
-    graph.add_node("plan", plan)
-    graph.add_node("tools", ToolNode([get_transcript, get_call, read_passage]))
-    graph.add_node("write", write)
-    graph.add_edge(START, "plan")
-    graph.add_edge("plan", "tools")
-    graph.add_edge("tools", "write")
-    graph.add_edge("write", END)
-    return graph.compile()
-
-
 @pytest.fixture
 def audit(tmp_path: Path):
     """`audit(calls, report, ask=...) -> Cascade`: one captured run whose tools answer `calls`, audited."""
-    runs = iter(range(1000))
-
-    def run(calls: list[tuple[str, dict[str, Any]]], report: str, ask: str = "Summarise the call.") -> Cascade:
-        snap = Snapshot(tmp_path / f"trace{next(runs)}")
-        _app(calls, report).invoke({"messages": [("user", ask)]}, config=snap.config())
-        snap.set_report(report)
-        snap.finalize()
-        return audit_cascade_sync(trace_dir=snap.trace_dir, final_document=report)
-
-    return run
-
-
-def claim_of(cascade: Cascade, fragment: str) -> ClaimRecord:
-    found = [c for c in cascade.claims if fragment in c.claim]
-    assert found, f"no claim holds {fragment!r}: {[c.claim for c in cascade.claims]}"
-    return found[0]
+    return tool_run_auditor(tmp_path, [get_transcript, get_call, read_passage], "Summarise the call.")
 
 
 CALL = [("get_transcript", {"ticker": "RPM"})]
