@@ -381,7 +381,8 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
     obligations': a cell of the row the part names (in the claim's periods) over the whole in the same table,
     either in the cell's own column (a row the whole names, or the table's 'Total' row when the whole is a
     total) or in the cell's own row (its 'Total' column, when the whole is a total). Only these pairs, in source
-    order: a chance quotient of two unrelated cells is out."""
+    order: a chance quotient of two unrelated cells is out, and so is any pair of cells whose columns were not
+    read (every cell of such a table would share its empty column)."""
     if q.kind != "percent":
         return None
     text = claim.claim
@@ -412,7 +413,7 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
         for item, label in sorted(fi.labels.items()):
             if item == n.item or item in fi.alternatives or label.caption != mine.caption:
                 continue
-            same_column = label.columns == mine.columns and (
+            same_column = bool(mine.columns) and label.columns == mine.columns and (
                 row_named(whole, label) and (label.row, label.section) != (mine.row, mine.section) or total and _TOTAL_ROW.match(label.row))
             same_row = (label.row, label.section) == (mine.row, mine.section) and total \
                 and _TOTAL_WORD.search(label.column_text) is not None and not _TOTAL_WORD.search(mine.column_text)
