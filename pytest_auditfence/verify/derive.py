@@ -404,7 +404,9 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
             continue
         row = (o.file, label.row, label.section, label.caption)
         rows.setdefault(row, []).append(o)
-        stems = subject_keys(label.row)
+        # the label's own words, not the initials `subject_keys` adds ('tec' of 'Total Electronic Components'),
+        # which a claim spelling the words out never holds
+        stems = {subject_stem(w) for w in content_words(label.row)} & subject_keys(label.row)
         score[row] = len(stems & part.keys) / len(stems) if stems else 0.0
     parts = [o for row in sorted(_named_rows(score), key=str) for o in rows[row]][:TABLE_POOL]
     for n in parts:

@@ -213,8 +213,26 @@ def get_obligations(note: str) -> str:
     return OBLIGATIONS_CSV
 
 
+NET_SALES_MD = """Table 9. Net sales by product line (in thousands)
+
+| Net sales | 2019 | 2018 |
+|---|---|---|
+| Ceramic Parts | 300 | 280 |
+| Film Parts | 500 | 410 |
+| Total Electronic Parts | 800 | 690 |
+| Other Products | 450 | 390 |
+| Total Net Sales | 1,250 | 1,080 |
+"""
+
+
+@tool
+def get_net_sales(year: int) -> str:
+    """Net sales by product line, as markdown."""
+    return NET_SALES_MD
+
+
 TOOLS = [get_statement, get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
-         fetch, fetch_passage, get_segment_table, get_movements, get_quarters, get_obligations]
+         fetch, fetch_passage, get_segment_table, get_movements, get_quarters, get_obligations, get_net_sales]
 
 
 @pytest.fixture
@@ -524,6 +542,7 @@ def test_a_counted_comparison_is_unverifiable_never_verified_by_a_chance_cell(au
 # -- stop 12: a share the claim names as 'A as a percentage of (the total) B' (its whole in A's column or row)
 
 OBLIGATIONS = [("get_obligations", {"note": "contractual obligations"})]
+NET_SALES = [("get_net_sales", {"year": 2019})]
 
 NAMED_SHARE = [
     case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
@@ -532,6 +551,9 @@ NAMED_SHARE = [
                       "obligations came to 64.10%.", "64.10%", id="another-row-over-the-same-total"),
     case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total operating "
                       "lease obligations were 30.00%.", "30.00%", id="over-the-total-column-of-its-row"),
+    # Title Case rows: the part names 'Total Electronic Parts' by its words, not by its initials ('tep')
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 64.00%.", "64.00%", id="a-total-row-over-another-total-row"),
 ]
 
 
@@ -561,6 +583,11 @@ NAMED_SHARE_WRONG = [
                       "contractual obligations were 31.58%.", "31.58%", id="over-another-columns-total"),
     case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
                       "contractual obligations were 16.80%.", "16.80%", id="over-the-grand-total"),
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 66.00%.", "66.00%", id="title-case-rows-3pct-off"),
+    # 690 / 1,080 = 63.89%: the 2018 cells are no operands of a 2019 claim
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 63.89%.", "63.89%", id="the-other-periods-share"),
 ]
 
 
