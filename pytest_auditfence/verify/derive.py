@@ -13,8 +13,8 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    ClaimSubject, about_subject, claim_subject, find_atom, locate, other_period, row_named, stands_by_subject,
-    subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    ClaimSubject, about_subject, claim_subject, find_atom, locate, metrics_of, other_period, row_named,
+    stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -209,11 +209,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
         if row_named(subject, label):
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
-    named = [row for row in rows if score[row] == 1.0]
-    if not named and score:
-        top = max(score.values())
-        best = [row for row in rows if score[row] == top]
-        named = best if top >= 0.5 and len(best) == 1 else []
+    named = _named_rows(score)
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
@@ -259,8 +255,20 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # a total, a mean, a share, a margin or a compound rate is of the periods the claim names, never of the
     # period before them that a change is measured against
     return (_column_derivation(claim, q, index, own, ops, slack)
+            or _named_share(claim, q, index, own, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+
+
+def _named_rows(score: dict[tuple, float]) -> list[tuple]:
+    """The rows the claim names, by the share of each row label's stems among the claim's: every stem, else the
+    one row with the most (at least half)."""
+    named = [row for row, share in score.items() if share == 1.0]
+    if not named and score:
+        top = max(score.values())
+        best = [row for row, share in score.items() if share == top]
+        named = best if top >= 0.5 and len(best) == 1 else []
+    return named
 
 
 _RELATIVE_CHANGE = re.compile(
@@ -359,6 +367,65 @@ def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subj
         whole_text = shown(index.quantity(totals[0])) if totals else " + ".join(shown(index.quantity(o)) for o in items)
         numerator = f"({part_text})" if len(values) > 1 else part_text
         return f"{numerator} / ({whole_text}) × 100 = {q.text}", parts + (totals or [o for o in items if o not in parts])
+    return None
+
+
+# 'A as a percentage of (the total) B': the claim names the part before the cue and the whole after it.
+_AS_SHARE_OF = re.compile(r"(?i)\bas an? (?:percentage|proportion|share|fraction|portion) of\b")
+_TOTAL_WORD = re.compile(r"(?i)\btotal\b")
+
+
+def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSubject,
+                 slack: float) -> tuple[str, list[Observed]] | None:
+    """'Operating lease obligations due in less than one year as a percentage of the total contractual
+    obligations': a cell of the row the part names (in the claim's periods) over the whole in the same table,
+    either in the cell's own column (a row the whole names, or the table's 'Total' row when the whole is a
+    total) or in the cell's own row (its 'Total' column, when the whole is a total). Only these pairs, in source
+    order: a chance quotient of two unrelated cells is out, and so is any pair of cells whose columns were not
+    read (every cell of such a table would share its empty column)."""
+    if q.kind != "percent":
+        return None
+    text = claim.claim
+    cue = _AS_SHARE_OF.search(text, 0, max(0, q.start - claim.start))
+    if cue is None:
+        return None
+    part_text, whole_text = text[:cue.start()], text[cue.end():max(cue.end(), q.start - claim.start)]
+    part = ClaimSubject(frozenset(subject_keys(part_text)), frozenset(metrics_of(part_text)), own.periods)
+    whole = ClaimSubject(frozenset(subject_keys(whole_text)), frozenset(metrics_of(whole_text)), frozenset())
+    total = _TOTAL_WORD.search(whole_text) is not None
+    if not part.keys or not (whole.keys or total):
+        return None
+    sub_claim = ClaimRecord.model_construct(claim=part_text, context=None)
+    rows: dict[tuple, list[Observed]] = {}
+    score: dict[tuple, float] = {}
+    for o in subject_cells(sub_claim, index, part, limit=4 * TABLE_POOL):
+        label = index.label(o)
+        if o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)) or label is None:
+            continue
+        row = (o.file, label.row, label.section, label.caption)
+        rows.setdefault(row, []).append(o)
+        # the label's own words, not the initials `subject_keys` adds ('tec' of 'Total Electronic Components'),
+        # which a claim spelling the words out never holds
+        stems = {subject_stem(w) for w in content_words(label.row)} & subject_keys(label.row)
+        score[row] = len(stems & part.keys) / len(stems) if stems else 0.0
+    parts = [o for row in sorted(_named_rows(score), key=str) for o in rows[row]][:TABLE_POOL]
+    for n in parts:
+        fi, mine = index.files[n.file], index.label(n)
+        a = index.quantity(n)
+        for item, label in sorted(fi.labels.items()):
+            if item == n.item or item in fi.alternatives or label.caption != mine.caption:
+                continue
+            same_column = bool(mine.columns) and label.columns == mine.columns and (
+                row_named(whole, label) and (label.row, label.section) != (mine.row, mine.section) or total and _TOTAL_ROW.match(label.row))
+            same_row = (label.row, label.section) == (mine.row, mine.section) and total \
+                and _TOTAL_WORD.search(label.column_text) is not None and not _TOTAL_WORD.search(mine.column_text)
+            if not (same_column or same_row):
+                continue
+            b = fi.quantities[item]
+            if b.value == 0 or not same_family(a, b) or is_weak(b):
+                continue
+            if abs(a.value / b.value * 100.0 - q.value) <= slack:
+                return f"{shown(a)} / {shown(b)} × 100 = {q.text}", [n, Observed(b.value, n.file, item)]
     return None
 
 

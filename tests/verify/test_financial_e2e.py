@@ -198,8 +198,41 @@ def get_quarters(year: int) -> str:
     return QUARTERS_MD
 
 
+OBLIGATIONS_CSV = """Table 8. Contractual obligations (in thousands)
+,Payments due by period,,
+Contractual obligations,Less than 1 year,1-3 years,Total
+Operating lease obligations,$840,"$1,960","$2,800"
+Purchase commitments,"1,500",700,"2,200"
+Total,"$2,340","$2,660","$5,000"
+"""
+
+
+@tool
+def get_obligations(note: str) -> str:
+    """The contractual obligations table of the annual report, as CSV-like text."""
+    return OBLIGATIONS_CSV
+
+
+NET_SALES_MD = """Table 9. Net sales by product line (in thousands)
+
+| Net sales | 2019 | 2018 |
+|---|---|---|
+| Ceramic Parts | 300 | 280 |
+| Film Parts | 500 | 410 |
+| Total Electronic Parts | 800 | 690 |
+| Other Products | 450 | 390 |
+| Total Net Sales | 1,250 | 1,080 |
+"""
+
+
+@tool
+def get_net_sales(year: int) -> str:
+    """Net sales by product line, as markdown."""
+    return NET_SALES_MD
+
+
 TOOLS = [get_statement, get_income_statement, get_segment_data, get_billing_metrics, get_note, read_pdf_page, web_search,
-         fetch, fetch_passage, get_segment_table, get_movements, get_quarters]
+         fetch, fetch_passage, get_segment_table, get_movements, get_quarters, get_obligations, get_net_sales]
 
 
 @pytest.fixture
@@ -504,3 +537,62 @@ def test_a_counted_comparison_is_unverifiable_never_verified_by_a_chance_cell(au
     assert record.verdict is Verdict.UNVERIFIABLE, (record.verdict, record.notes)
     assert any("threshold of a counted comparison" in n and "$2,050 million" in n for n in record.notes), record.notes
     assert any("a count" in n and n.endswith(count) for n in record.notes), record.notes
+
+
+# -- stop 12: a share the claim names as 'A as a percentage of (the total) B' (its whole in A's column or row)
+
+OBLIGATIONS = [("get_obligations", {"note": "contractual obligations"})]
+NET_SALES = [("get_net_sales", {"year": 2019})]
+
+NAMED_SHARE = [
+    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
+                      "contractual obligations were 35.90%.", "35.90%", id="over-the-total-row-of-its-column"),
+    case(OBLIGATIONS, "Purchase commitments due in less than one year as a percentage of the total contractual "
+                      "obligations came to 64.10%.", "64.10%", id="another-row-over-the-same-total"),
+    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total operating "
+                      "lease obligations were 30.00%.", "30.00%", id="over-the-total-column-of-its-row"),
+    # Title Case rows: the part names 'Total Electronic Parts' by its words, not by its initials ('tep')
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 64.00%.", "64.00%", id="a-total-row-over-another-total-row"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", NAMED_SHARE)
+def test_a_named_share_of_a_total_is_derived(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert record.verdict is Verdict.DERIVED, (record.verdict, record.notes)
+    assert record.formula and "× 100" in record.formula and record.evidence, record
+    assert cascade.hallucinations.numerator == 0
+
+
+def test_a_named_shares_formula_names_its_operands(audit) -> None:
+    record = claim_of(audit(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of "
+                                         "the total contractual obligations were 35.90%."), "35.90%")
+    assert record.formula is not None and "$840" in record.formula and "$2,340" in record.formula, record.formula
+
+
+NAMED_SHARE_WRONG = [
+    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
+                      "contractual obligations were 37.00%.", "37.00%", id="3pct-off"),
+    # 35.90% is the lease obligations' share, not the purchase commitments'
+    case(OBLIGATIONS, "Purchase commitments due in less than one year as a percentage of the total contractual "
+                      "obligations came to 35.90%.", "35.90%", id="another-rows-share"),
+    # $840 over the 1-3 years total ($2,660) and over the grand total ($5,000): neither is in its column or row
+    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
+                      "contractual obligations were 31.58%.", "31.58%", id="over-another-columns-total"),
+    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
+                      "contractual obligations were 16.80%.", "16.80%", id="over-the-grand-total"),
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 66.00%.", "66.00%", id="title-case-rows-3pct-off"),
+    # 690 / 1,080 = 63.89%: the 2018 cells are no operands of a 2019 claim
+    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
+                    "was 63.89%.", "63.89%", id="the-other-periods-share"),
+]
+
+
+@pytest.mark.parametrize("calls, sentence, figure", NAMED_SHARE_WRONG)
+def test_a_miscomputed_named_share_is_flagged(audit, calls, sentence: str, figure: str) -> None:
+    cascade = audit(calls, sentence)
+    record = claim_of(cascade, figure)
+    assert cascade.policy.is_hallucination(record.verdict), (record.verdict, record.notes)
