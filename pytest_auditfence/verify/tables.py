@@ -70,6 +70,8 @@ _PERIOD = re.compile(
     rf"(?ai)\b(?:(?P<q>Q[1-4]|H[12])[ \t]*(?:FY|CY)?[ \t]*'?(?P<qy>{_YEAR}|\d\d)\b"
     rf"|(?P<y2>{_YEAR})[ \t-]*(?P<q2>Q[1-4]|H[12])\b"
     rf"|(?:FY|CY|fiscal(?:[ \t]+year)?)[ \t]*'?(?P<fy>{_YEAR}|\d\d)\b"
+    rf"|F(?P<f>\d\d)\b"  # 'F19' / 'F18' headers of a fiscal year, written without the 'Y'
+
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
 )
@@ -83,7 +85,7 @@ def _year(text: str) -> int:
 
 
 def periods_in(text: str) -> frozenset[Period]:
-    """The periods a header, row label or claim names: 'FY2024', '2019', 'Q3 2023', 'fiscal 2017',
+    """The periods a header, row label or claim names: 'FY2024', 'F19', '2019', 'Q3 2023', 'fiscal 2017',
     'as of December 31, 2019', 'third quarter of 2023', 'July 29, 2017' (the year of a dated column)."""
     found: set[Period] = set()
     text = _SPACED_YEAR.sub(lambda m: m.group().replace(" ", ""), text)  # a PDF's letter-spaced '2 0 1 8'
@@ -92,8 +94,8 @@ def periods_in(text: str) -> frozenset[Period]:
             found.add((_year(m.group("qy")), m.group("q").upper()))
         elif m.group("q2"):
             found.add((_year(m.group("y2")), m.group("q2").upper()))
-        elif m.group("fy"):
-            found.add((_year(m.group("fy")), ""))
+        elif m.group("fy") or m.group("f"):
+            found.add((_year(m.group("fy") or m.group("f")), ""))
         elif m.group("ord"):
             found.add((_year(m.group("oy")), _ORDINAL_QUARTER[m.group("ord").lower()]))
         elif m.group("y"):

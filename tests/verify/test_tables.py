@@ -137,6 +137,10 @@ def test_cells_know_row_section_columns_and_periods():
         ("Q3 2023", {(2023, "Q3")}),
         ("2024-Q4", {(2024, "Q4")}),
         ("fiscal 2017", {(2017, "")}),
+        ("F19", {(2019, "")}),  # an annual report's fiscal-year header written without the 'Y'
+        ("years F19 and F18", {(2019, ""), (2018, "")}),
+        ("F-150 trucks", set()),
+        ("AF19 and F2019", set()),
         ("as of December 31, 2019", {(2019, "")}),
         ("the third quarter of 2023", {(2023, "Q3")}),
         ("revenue of 2,019 units", set()),
@@ -349,3 +353,16 @@ def test_page_text_blocks_stacked_by_year_are_read_under_their_own_headers(tool_
     assert verdict("Revenue in fiscal 2018 was $365,912 thousand.").verdict is Verdict.VERIFIED
     assert verdict("Revenue in the fiscal 2019 third quarter was $93.669 million.").verdict in FLAGGED
     assert verdict("Revenue in fiscal 2019 was $365,912 thousand.").verdict in FLAGGED
+
+
+FISCAL_JSON = {"caption": "Group results ($m)", "table": [
+    ["", "F19", "F18"], ["Sales", "1,712", "1,571"], ["EBITDA", "185", "174"]]}
+
+
+def test_fiscal_year_headers_written_f19_date_their_columns(tool_results_verdict):
+    verdict = _captured(tool_results_verdict, render_text(json.dumps(FISCAL_JSON)))
+    assert verdict("Sales were $1,712 million in F19.").verdict is Verdict.VERIFIED
+    assert verdict("EBITDA was $174 million in F18.").verdict is Verdict.VERIFIED
+    assert verdict("Sales were $1,571 million in F19.").verdict is Verdict.CONTRADICTED  # the other year's column
+    assert verdict("EBITDA was $185 million in F18.").verdict in FLAGGED
+    assert verdict("Sales were $185 million in F19.").verdict in FLAGGED  # another row's cell
