@@ -426,8 +426,23 @@ _RECORD_REACH = 40
 
 def record_periods(loaded: LoadedFile, offset: int) -> frozenset[Period]:
     """The periods of the record a `key: value` figure belongs to: a period field among the lines of its own
-    indentation around it (a fiscal_year key sorted before or after the figure's key)."""
+    indentation around it (a fiscal_year key sorted before or after the figure's key). Memoised by the file's
+    sha256 and the line (a claim's candidates share their records' lines; the memo holds no text)."""
     line = loaded.line_of(offset)
+    key = (loaded.sha256, line)
+    found = _RECORD_PERIODS.get(key)
+    if found is None:
+        if len(_RECORD_PERIODS) >= _RECORD_PERIODS_LIMIT:
+            _RECORD_PERIODS.clear()
+        found = _RECORD_PERIODS[key] = _record_periods(loaded, line)
+    return found
+
+
+_RECORD_PERIODS: dict[tuple[str, int], frozenset[Period]] = {}
+_RECORD_PERIODS_LIMIT = 1 << 16
+
+
+def _record_periods(loaded: LoadedFile, line: int) -> frozenset[Period]:
     text = loaded.line_text(line)
     depth = len(text) - len(text.lstrip(" \t-"))
     found: set[Period] = set()

@@ -8,10 +8,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from pytest_auditfence.fence import Source
+from pytest_auditfence.fence import FileStore, Source
 from pytest_auditfence.models import Quantity
 from pytest_auditfence.verify import SourceIndex
-from pytest_auditfence.verify.sources import Observed
+from pytest_auditfence.verify.sources import Observed, record_periods
+from pytest_auditfence.verify.tables import periods_in
 
 FIELDS = dict(text="$1.2 billion", start=4, end=16, value=1.2e9, kind="currency", unit="USD", scale=1e9,
               tolerance=5e7, negative=False)
@@ -58,3 +59,19 @@ def test_near_returns_every_figure_within_tolerance(tmp_path: Path) -> None:
     matching = {(f, i) for f, fi in enumerate(index.files) for i, q in enumerate(fi.quantities)
                 if abs(q.value - 1.249e9) <= 0.5e6 + q.tolerance}
     assert len(matching) == 3 and matching <= {(o.file, o.item) for o in found}
+
+
+def test_record_periods_memo_is_keyed_by_content_and_line(tmp_path: Path) -> None:
+    """Two files with their records on the same lines but other years: each answers with its own record's period,
+    asked first or again (the memo of `record_periods` is keyed by sha256 and line, never by line alone)."""
+    loaded = []
+    for name, year in (("a.txt", 2022), ("b.txt", 2023)):
+        (tmp_path / name).write_text(f"records:\n  - fiscal_year: {year}\n    revenue_musd: 612\n", encoding="utf-8")
+        loaded.append(FileStore(tmp_path).load(Source.from_file(tmp_path, name, node="n", kind="tool_call")))
+    offsets = [file.text.index("612") for file in loaded]
+    assert offsets[0] == offsets[1]
+    first = [record_periods(file, offset) for file, offset in zip(loaded, offsets)]
+    again = [record_periods(file, offset) for file, offset in zip(loaded, offsets)]
+    assert first == again
+    assert first[0] == frozenset(periods_in("2022")) and first[1] == frozenset(periods_in("2023"))
+    assert first[0] != first[1]
