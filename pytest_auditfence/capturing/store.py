@@ -136,6 +136,7 @@ def blob_refs(value: Any) -> Iterable[tuple[str, bool]]:
 PACK_NAME = "pack"
 # Blobs this process wrote are kept in memory up to this many characters, so finalize() reads none back.
 RECENT_CHARS = 64_000_000
+NO_VALUE: Any = object()  # BlobStore.recent_value: nothing kept for that sha
 
 
 class TextRef(tuple):  # type: ignore[type-arg]
@@ -322,6 +323,9 @@ class BlobStore(_AppendedFile):
         self._known: set[str] = set()
         self._recent: dict[str, str] = {}
         self._recent_chars = 0
+        # The data put_value stored since the last forget_recent(), by the top blob's sha: finalize() renders
+        # from it instead of parsing and resolving the blobs it has just written.
+        self._recent_values: dict[str, Any] = {}
         self._reader: PackReader | None = None
         self._referring = False  # whether the pack holds `lines` entries (set by rewrite)
 
@@ -403,7 +407,11 @@ class BlobStore(_AppendedFile):
 
     def forget_recent(self) -> None:
         with self._lock:
-            self._recent, self._recent_chars = {}, 0
+            self._recent, self._recent_chars, self._recent_values = {}, 0, {}
+
+    def recent_value(self, sha: str) -> Any:
+        """The data put_value stored under `sha` since the last forget_recent(), else NO_VALUE."""
+        return self._recent_values.get(sha, NO_VALUE)
 
     def get(self, sha: str) -> str:
         text = self._recent.get(sha)
@@ -430,7 +438,10 @@ class BlobStore(_AppendedFile):
         returns the sha256 of the top blob. `memo` (a batch's, shared with the redactor) keeps each long
         string hashed and each message encoded once per batch."""
         batch = memo.setdefault(_ENCODED, _Encoded()) if memo is not None else _Encoded()
-        return self.put(dump_json(self._encode(data, batch, top=True)))
+        sha = self.put(dump_json(self._encode(data, batch, top=True)))
+        if sha in self._recent:  # kept as long as its text is (the same bound on memory)
+            self._recent_values[sha] = data
+        return sha
 
     def _encode(self, data: Any, batch: _Encoded, top: bool = False) -> Any:
         if isinstance(data, str):
@@ -508,6 +519,9 @@ class BlobReader:
     def value(self, sha: str) -> Any:
         """The JSON data stored under `sha`, every reference resolved (shared parts are shared objects: do
         not change what this returns)."""
+        recent = self.blobs.recent_value(sha)
+        if recent is not NO_VALUE:  # put by this process: the same data the blobs decode to
+            return recent
         return self._decode(self._json(sha))
 
     def _json(self, sha: str) -> Any:
