@@ -17,8 +17,8 @@ from pytest_auditfence.verify.derive import (
     subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, about_subject, conflicting_cell, find_atom, locate, metrics_of, near_subject, subject_stem, subject_words,
-    value_anywhere,
+    COMPUTED, _window_keys, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
+    subject_keys, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import (
@@ -26,7 +26,7 @@ from pytest_auditfence.verify.references import (
     resolve_reference, url_scopes,
 )
 from pytest_auditfence.verify.results import SEVERITY, AtomResult
-from pytest_auditfence.verify.sources import SourceIndex, label_of
+from pytest_auditfence.verify.sources import Observed, SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
 
 
@@ -78,7 +78,7 @@ def _check_quantity(
             and quantities.comparable(q, observed))
         if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
             continue
-        if score >= 1 and comparable and near_subject(index.loaded(o.file), observed.start, observed.end, keys):
+        if score >= 1 and comparable and _same_subject(index, o, claim, keys):
             return AtomResult(
                 q.text,
                 Verdict.CONTRADICTED,
@@ -86,6 +86,23 @@ def _check_quantity(
                 note=f"{q.text} contradicted: the same subject has {observed.text!r} in {index.sources[o.file].path}",
             )
     return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
+
+
+def _same_subject(index: SourceIndex, o: Observed, claim: ClaimRecord, keys: set[str]) -> bool:
+    """Does the prose figure `o` state the claim's own subject in the claim's own period: every stem of the
+    figure's clause among the words around it (its line's, on a short structured line), and no other period
+    attached to it? 'Subscription revenue was $80 million' shares 'revenue' with a claim that hardware revenue
+    was $77 million, but is another subject: the claim is unsupported, not contradicted."""
+    loaded = index.loaded(o.file)
+    observed = index.quantity(o)
+    around = _window_keys(loaded, observed.start, observed.end)
+    if around is None:
+        around = subject_keys(loaded.line_text(loaded.line_of(observed.start)))
+    if not keys or not keys <= around:
+        return False
+    periods = claim_subject(claim).periods
+    stated = prose_periods(loaded.text, observed.start, observed.end)
+    return not (periods and stated and not stated & periods)
 
 
 # how a note says the scale a table states for its cell ('1,234' (in millions) is not '$1,234 thousand')
