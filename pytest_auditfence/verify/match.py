@@ -117,8 +117,19 @@ def near_subject(
     if window is None:
         if structured_ok:
             return True
-        window = subject_keys(loaded.line_text(loaded.line_of(start)))
+        window = _line_keys(loaded, start)
     return bool(window & keys)
+
+
+def subject_around(loaded: LoadedFile, start: int, end: int) -> set[str]:
+    """Subject stems around the source figure at [start, end): its sentence's (see `_window_keys`), or on a
+    short structured line the line's own."""
+    window = _window_keys(loaded, start, end)
+    return _line_keys(loaded, start) if window is None else window
+
+
+def _line_keys(loaded: LoadedFile, offset: int) -> set[str]:
+    return subject_keys(loaded.line_text(loaded.line_of(offset)))
 
 
 # The subject a unit names by itself: a figure in degrees is a temperature whether or not the word stands

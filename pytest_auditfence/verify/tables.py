@@ -71,7 +71,6 @@ _PERIOD = re.compile(
     rf"|(?P<y2>{_YEAR})[ \t-]*(?P<q2>Q[1-4]|H[12])\b"
     rf"|(?:FY|CY|fiscal(?:[ \t]+year)?)[ \t]*'?(?P<fy>{_YEAR}|\d\d)\b"
     rf"|F(?P<f>\d\d)\b"  # 'F19' / 'F18' headers of a fiscal year, written without the 'Y'
-
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
 )

@@ -17,8 +17,8 @@ from pytest_auditfence.verify.derive import (
     subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, _window_keys, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
-    subject_keys, subject_stem, subject_words, value_anywhere,
+    COMPUTED, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
+    subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import (
@@ -95,10 +95,7 @@ def _same_subject(index: SourceIndex, o: Observed, claim: ClaimRecord, keys: set
     was $77 million, but is another subject: the claim is unsupported, not contradicted."""
     loaded = index.loaded(o.file)
     observed = index.quantity(o)
-    around = _window_keys(loaded, observed.start, observed.end)
-    if around is None:
-        around = subject_keys(loaded.line_text(loaded.line_of(observed.start)))
-    if not keys or not keys <= around:
+    if not keys or not keys <= subject_around(loaded, observed.start, observed.end):
         return False
     periods = claim_subject(claim).periods
     stated = prose_periods(loaded.text, observed.start, observed.end)

@@ -544,16 +544,25 @@ def test_a_counted_comparison_is_unverifiable_never_verified_by_a_chance_cell(au
 OBLIGATIONS = [("get_obligations", {"note": "contractual obligations"})]
 NET_SALES = [("get_net_sales", {"year": 2019})]
 
+# the sentences of the cases below: the part's row, the whole, the figure
+LEASE_SHARE = ("Operating lease obligations due in less than one year as a percentage of the total contractual "
+               "obligations were {}.")
+PURCHASE_SHARE = ("Purchase commitments due in less than one year as a percentage of the total contractual "
+                  "obligations came to {}.")
+ELECTRONIC_SHARE = "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales was {}."
+
+
+def share_case(calls, sentence: str, figure: str, id: str):
+    return case(calls, sentence.format(figure), figure, id=id)
+
+
 NAMED_SHARE = [
-    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
-                      "contractual obligations were 35.90%.", "35.90%", id="over-the-total-row-of-its-column"),
-    case(OBLIGATIONS, "Purchase commitments due in less than one year as a percentage of the total contractual "
-                      "obligations came to 64.10%.", "64.10%", id="another-row-over-the-same-total"),
+    share_case(OBLIGATIONS, LEASE_SHARE, "35.90%", id="over-the-total-row-of-its-column"),
+    share_case(OBLIGATIONS, PURCHASE_SHARE, "64.10%", id="another-row-over-the-same-total"),
     case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total operating "
                       "lease obligations were 30.00%.", "30.00%", id="over-the-total-column-of-its-row"),
     # Title Case rows: the part names 'Total Electronic Parts' by its words, not by its initials ('tep')
-    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
-                    "was 64.00%.", "64.00%", id="a-total-row-over-another-total-row"),
+    share_case(NET_SALES, ELECTRONIC_SHARE, "64.00%", id="a-total-row-over-another-total-row"),
 ]
 
 
@@ -567,27 +576,20 @@ def test_a_named_share_of_a_total_is_derived(audit, calls, sentence: str, figure
 
 
 def test_a_named_shares_formula_names_its_operands(audit) -> None:
-    record = claim_of(audit(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of "
-                                         "the total contractual obligations were 35.90%."), "35.90%")
+    record = claim_of(audit(OBLIGATIONS, LEASE_SHARE.format("35.90%")), "35.90%")
     assert record.formula is not None and "$840" in record.formula and "$2,340" in record.formula, record.formula
 
 
 NAMED_SHARE_WRONG = [
-    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
-                      "contractual obligations were 37.00%.", "37.00%", id="3pct-off"),
+    share_case(OBLIGATIONS, LEASE_SHARE, "37.00%", id="3pct-off"),
     # 35.90% is the lease obligations' share, not the purchase commitments'
-    case(OBLIGATIONS, "Purchase commitments due in less than one year as a percentage of the total contractual "
-                      "obligations came to 35.90%.", "35.90%", id="another-rows-share"),
+    share_case(OBLIGATIONS, PURCHASE_SHARE, "35.90%", id="another-rows-share"),
     # $840 over the 1-3 years total ($2,660) and over the grand total ($5,000): neither is in its column or row
-    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
-                      "contractual obligations were 31.58%.", "31.58%", id="over-another-columns-total"),
-    case(OBLIGATIONS, "Operating lease obligations due in less than one year as a percentage of the total "
-                      "contractual obligations were 16.80%.", "16.80%", id="over-the-grand-total"),
-    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
-                    "was 66.00%.", "66.00%", id="title-case-rows-3pct-off"),
+    share_case(OBLIGATIONS, LEASE_SHARE, "31.58%", id="over-another-columns-total"),
+    share_case(OBLIGATIONS, LEASE_SHARE, "16.80%", id="over-the-grand-total"),
+    share_case(NET_SALES, ELECTRONIC_SHARE, "66.00%", id="title-case-rows-3pct-off"),
     # 690 / 1,080 = 63.89%: the 2018 cells are no operands of a 2019 claim
-    case(NET_SALES, "The 2019 net sales from total electronic parts as a percentage of the 2019 total net sales "
-                    "was 63.89%.", "63.89%", id="the-other-periods-share"),
+    share_case(NET_SALES, ELECTRONIC_SHARE, "63.89%", id="the-other-periods-share"),
 ]
 
 
