@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_auditfence.errors import IntegrityError, JournalError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, Manifest
+from pytest_auditfence.textfmt import dump_event
 
 if TYPE_CHECKING:
     from pytest_auditfence.capturing.store import PackReader
@@ -30,7 +31,7 @@ def journal_digest(events: Iterable[dict[str, Any]]) -> str:
     digest = hashlib.sha256()
     for event in events:
         stable = {k: v for k, v in event.items() if k != "meta"}
-        digest.update(json.dumps(stable, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8"))
+        digest.update(dump_event(stable).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
 

@@ -19,6 +19,7 @@ import sys
 import uuid
 from collections import deque
 from collections.abc import Mapping
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
 from pytest_auditfence.errors import AuditFenceError
@@ -34,6 +35,7 @@ __all__ = [
     "decode_structure",
     "is_message",
     "render_text",
+    "dump_event",
     "dump_json",
     "stable_json",
     "to_jsonable",
@@ -122,9 +124,27 @@ def stable_json(value: Any) -> str:
     return dump_json(to_jsonable(value))
 
 
+# json.dumps builds a new encoder on every call, which costs about as much as encoding a small dict; a
+# capture encodes some thousand small values, so the encoders are built once. `c_make_encoder` is None on a
+# Python without the C accelerator: json.dumps then (same output). No circular check: the data is a tree.
+_COMPACT = (c_make_encoder(None, None, encode_basestring, None, ":", ",", True, False, False)
+            if c_make_encoder is not None else None)
+_EVENT = (c_make_encoder(None, str, encode_basestring, None, ": ", ", ", True, False, True)
+          if c_make_encoder is not None else None)
+
+
 def dump_json(data: Any) -> str:
     """`stable_json` of data that is `to_jsonable` output already (it is idempotent): one pass, not two."""
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    if _COMPACT is None:
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return "".join(_COMPACT(data, 0))
+
+
+def dump_event(record: Any) -> str:
+    """A journal line's JSON: `json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)`."""
+    if _EVENT is None:
+        return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
+    return "".join(_EVENT(record, 0))
 
 
 def _loaded_class(module: str, name: str) -> type | None:
@@ -197,6 +217,12 @@ class _Converter:
         marker = id(value)
         if marker in self._active:
             return CYCLE_MARKER
+        if self._memo is not None:
+            # A message converted before at this depth (see _library_object), found without the type checks
+            # on the way there: every node's input holds all earlier messages again.
+            hit = self._memo.get((marker, depth + 1))
+            if hit is not None and hit[0] is value:
+                return hit[2]
         self._active.add(marker)
         try:
             return self._convert_object(value, depth + 1)

@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_auditfence.errors import JournalError, TraceDirError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, MANIFEST_NAME, REPORT_NAME, JournalSummary
-from pytest_auditfence.textfmt import dump_json
+from pytest_auditfence.textfmt import dump_event, dump_json
 
 # Files whose presence means a folder already holds a run.
 _RUN_MARKERS = (JOURNAL_NAME, MANIFEST_NAME)
@@ -626,7 +626,7 @@ class JournalWriter(_AppendedFile):
                 self._file = self.path.open("a", encoding="utf-8")
             self._seq += 1
             record = {"seq": self._seq, "type": event_type, **payload, "meta": meta}
-            self._file.write(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str) + "\n")
+            self._file.write(dump_event(record) + "\n")
             return self._seq
 
 
