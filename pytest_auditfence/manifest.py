@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pytest_auditfence.errors import ManifestError
+from pytest_auditfence.textfmt import dump_indented
 
 MANIFEST_NAME = "manifest.json"
 JOURNAL_NAME = "journal.jsonl"
@@ -175,7 +176,7 @@ class Manifest(_Model):
 
     def to_json(self) -> str:
         """Sorted, byte-stable JSON (what `manifest.json` holds)."""
-        return json.dumps(self.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        return dump_indented(self.model_dump(mode="json")) + "\n"
 
 
 def load_manifest(trace_dir: str | Path) -> Manifest:

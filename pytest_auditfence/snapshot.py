@@ -183,7 +183,13 @@ class Snapshot:
         rec.flush()
         if self._manifest is not None and rec.journal.events == self._finalized_seq:
             return self._manifest
-        from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, read_journal, remove_entries, text_references
+        from pytest_auditfence.capturing.store import (
+            MATERIALIZED_ENTRIES,
+            read_journal,
+            remove_entries,
+            text_references,
+            write_text_file,
+        )
         from pytest_auditfence.capturing.topology import materialize
         from pytest_auditfence.capturing.tracefiles import SHARING_KINDS, share_lines
         from pytest_auditfence.integrity import journal_digest
@@ -215,13 +221,13 @@ class Snapshot:
             if path.parent not in made:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 made.add(path.parent)
-            path.write_text(text, encoding="utf-8")
+            write_text_file(path, text)
         # A long string that a raw-data file now holds line for line (a tool's output) keeps one copy: the
         # file's. Its blob becomes a reference to those lines (store.PACK_NAME says how).
         raw = ((rel, text, result.placed[rel]) for rel, text in ordered
                if rel in result.placed and kinds.get(rel) not in SHARING_KINDS and stored[rel] is text)
         rec.blobs.rewrite(kept, text_references(raw, rec.blobs.stored()))
-        (self._trace_dir / MANIFEST_NAME).write_text(result.manifest.to_json(), encoding="utf-8")
+        write_text_file(self._trace_dir / MANIFEST_NAME, result.manifest.to_json())
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events
         rec.blobs.forget_recent()  # what finalize() read back; a later finalize() reads the pack

@@ -36,6 +36,7 @@ __all__ = [
     "is_message",
     "render_text",
     "dump_event",
+    "dump_indented",
     "dump_json",
     "stable_json",
     "to_jsonable",
@@ -145,6 +146,74 @@ def dump_event(record: Any) -> str:
     if _EVENT is None:
         return json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)
     return "".join(_EVENT(record, 0))
+
+
+def dump_indented(data: Any) -> str:
+    """`json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)` of JSON data (what `manifest.json`
+    holds). That call runs json's pure-Python encoder (its C encoder has no indent), a generator per
+    container; this writes the same text in one recursive pass. Data it does not know (a key that is not a
+    str, a type other than JSON's) goes to json.dumps, which decides."""
+    out: list[str] = []
+    try:
+        _put_indented(data, "\n", out)
+    except _NotPlainJson:
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False)
+    return "".join(out)
+
+
+class _NotPlainJson(Exception):
+    pass
+
+
+_FLOAT_WORDS = {math.inf: "Infinity", -math.inf: "-Infinity"}
+_WORDS = {None: "null", True: "true", False: "false"}
+
+
+def _put_indented(value: Any, newline: str, out: list[str]) -> None:
+    kind = type(value)
+    if kind is dict:
+        if not value:
+            out.append("{}")
+            return
+        if not all(type(key) is str for key in value):
+            raise _NotPlainJson
+        inner = newline + "  "
+        separator = "{" + inner
+        for key in sorted(value):
+            item = value[key]
+            head = separator + encode_basestring(key) + ": "
+            separator = "," + inner
+            if type(item) is str:  # the common leaves inline: a call per leaf costs as much as the leaf
+                out.append(head + encode_basestring(item))
+            elif type(item) is int:
+                out.append(head + int.__repr__(item))
+            elif item is None or item is True or item is False:
+                out.append(head + _WORDS[item])
+            else:
+                out.append(head)
+                _put_indented(item, inner, out)
+        out.append(newline + "}")
+    elif kind is list:
+        if not value:
+            out.append("[]")
+            return
+        inner = newline + "  "
+        separator = "[" + inner
+        for item in value:
+            out.append(separator)
+            separator = "," + inner
+            _put_indented(item, inner, out)
+        out.append(newline + "]")
+    elif kind is str:
+        out.append(encode_basestring(value))
+    elif kind is int:
+        out.append(int.__repr__(value))
+    elif kind is float:
+        out.append("NaN" if value != value else _FLOAT_WORDS.get(value) or float.__repr__(value))
+    elif value is None or kind is bool:
+        out.append(_WORDS[value])
+    else:
+        raise _NotPlainJson
 
 
 def _loaded_class(module: str, name: str) -> type | None:

@@ -38,6 +38,18 @@ def remove_entries(trace_dir: Path, names: tuple[str, ...]) -> None:
             path.unlink()
 
 
+def write_text_file(path: Path, text: str) -> None:
+    """`path.write_text(text, encoding="utf-8")` without the buffered text layers: finalize() writes some
+    hundred files and each `open()` builds a TextIOWrapper around a BufferedWriter around the file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[os.write(fd, data):]
+    finally:
+        os.close(fd)
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from itertools import accumulate
 from pathlib import Path, PurePosixPath
 
 from pytest_auditfence.errors import IntegrityError
@@ -35,6 +36,8 @@ _RECAPTURE = "The trace folder was changed after capture; capture the run again 
 SHARING_KINDS: frozenset[str] = frozenset({"node_input", "node_output", "model_call"})
 # A run of lines is written as a reference only when it saves bytes: at least this many characters.
 MIN_SHARED_CHARS = 160
+# Runs that may be longer than this are first compared whole (_common_run).
+_LONG_RUN = 16
 # Earlier places remembered per distinct line (the most recent ones): the longest run among them wins.
 _CANDIDATES = 4
 
@@ -52,31 +55,36 @@ class LineSharer:
         self.lines: dict[str, list[str]] = {}
         self._index: dict[str, list[tuple[str, int, int]]] = {}
 
-    def _remember(self, path: str, position: int, line: str) -> None:
-        stripped = line.lstrip(" ")
-        if not stripped:
-            return
-        places = self._index.setdefault(stripped, [])
-        places.append((path, position, len(line) - len(stripped)))
-        if len(places) > _CANDIDATES:
-            del places[0]
+    def _remember(self, path: str, lines: list[str]) -> None:
+        index = self._index
+        for position, line in enumerate(lines):
+            stripped = line.lstrip(" ")
+            if not stripped:
+                continue
+            places = index.get(stripped)
+            if places is None:
+                index[stripped] = [(path, position, len(line) - len(stripped))]
+                continue
+            places.append((path, position, len(line) - len(stripped)))
+            if len(places) > _CANDIDATES:
+                del places[0]
 
     def stored(self, path: str, text: str, *, share: bool) -> str:
         """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
         lines = text.split("\n")
         self.lines[path] = lines
         if not share:
-            for position, line in enumerate(lines):
-                self._remember(path, position, line)
+            self._remember(path, lines)
             if not text.startswith(_PREFIX):
                 return text
             return "\n".join([HEADER, *(_LITERAL + ln if ln.startswith(_PREFIX) else ln for ln in lines)])
         out: list[str] = [HEADER]
         shared = False
         i, n = 0, len(lines)
+        ends = [0, *accumulate(map(len, lines))]  # ends[k]: characters of lines[:k] (without line breaks)
         while i < n:
             line = lines[i]
-            run = self._longest_run(lines, i) if line else None
+            run = self._longest_run(lines, i, ends) if line else None
             if run is not None:
                 target, j, indent, length = run
                 out.append(_reference_line(j + 1, j + length, target, indent))
@@ -87,13 +95,12 @@ class LineSharer:
             i += 1
         # remembered only now: a file refers to files stored before it, never to its own lines (a reader
         # would meet a reference to the file it is resolving)
-        for position, line in enumerate(lines):
-            self._remember(path, position, line)
+        self._remember(path, lines)
         if not shared and not text.startswith(_PREFIX):
             return text
         return "\n".join(out)
 
-    def _longest_run(self, lines: list[str], i: int) -> tuple[str, int, int, int] | None:
+    def _longest_run(self, lines: list[str], i: int, ends: list[int]) -> tuple[str, int, int, int] | None:
         line = lines[i]
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
@@ -107,7 +114,7 @@ class LineSharer:
             theirs = self.lines[target]
             if shift == 0:  # the common case, compared a slice at a time (C speed, not a line at a time)
                 k = _common_run(lines, i, theirs, j)
-                chars = sum(map(len, lines[i:i + k])) + k
+                chars = ends[i + k] - ends[i] + k
                 if chars > best_chars:
                     best, best_chars = (target, j, 0, k), chars
                 continue
@@ -130,6 +137,12 @@ class LineSharer:
 def _common_run(mine: list[str], i: int, theirs: list[str], j: int) -> int:
     """How many lines from mine[i] on equal those from theirs[j] on (doubling, then halving the step)."""
     most = min(len(mine) - i, len(theirs) - j)
+    if most > _LONG_RUN:
+        # A long run usually goes on to the end of the shorter file, or to its last line (a text ends with a
+        # line break, so its last line is empty): two slices instead of the search's dozen.
+        for guess in (most, most - 1):
+            if mine[i:i + guess] == theirs[j:j + guess]:
+                return guess
     good, step = 0, 1
     while good + step <= most and mine[i + good:i + good + step] == theirs[j + good:j + good + step]:
         good += step

@@ -31,6 +31,9 @@ from pytest_auditfence.textfmt import (
     CYCLE_MARKER,
     DEPTH_MARKER,
     MAX_DEPTH,
+    dump_event,
+    dump_indented,
+    dump_json,
     is_message,
     render_text,
     stable_json,
@@ -674,3 +677,30 @@ def test_rendering_with_a_shared_cache_gives_the_same_text_as_without() -> None:
         for value in values:
             assert render_jsonable(value, cache=cache, wrap_at=60) == render_text(value, wrap_at=60)
             assert render_jsonable(value, cache=cache) == render_text(value)
+
+
+_json_data = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(value=_json_data | st.dictionaries(st.integers(), st.integers(), max_size=3))
+def test_the_encoders_built_once_write_what_json_dumps_writes(value: Any) -> None:
+    # manifest.json, the blobs and the journal must stay byte-identical to what json.dumps gave before.
+    assert dump_indented(value) == json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+    assert dump_event(value) == json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    try:
+        expected = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # NaN and infinities are refused, as before (to_jsonable never hands them over)
+        with pytest.raises(ValueError):
+            dump_json(value)
+    else:
+        assert dump_json(value) == expected
+
+
+def test_the_journal_encoder_writes_objects_as_their_str():
+    run = uuid.UUID(int=7)
+    assert dump_event({"meta": {"run_id": run}, "seq": 1}) == '{"meta": {"run_id": "%s"}, "seq": 1}' % run
