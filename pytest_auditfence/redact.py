@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_auditfence.errors import AuditFenceError
-from pytest_auditfence.textfmt import decode_structure, to_jsonable
+from pytest_auditfence.textfmt import ConversionHookError, decode_structure, to_jsonable
 
 __all__ = ["ENV_NAME_WORDS", "MIN_ENV_SECRET_LENGTH", "Redactor", "is_credential_key", "marker"]
 
@@ -238,6 +238,7 @@ class Redactor:
         self.enabled = bool(enabled)
         self.extra = extra
         self._key_cache: dict[str, str] = {}
+        self._credential_kinds: dict[str, str | None] = {}
         source = os.environ if env is None else env
         self._env_names: dict[str, str] = {}
         for name in sorted(source):
@@ -321,47 +322,65 @@ class Redactor:
         the whole value of any credential-named key (api_key, Authorization, token, cookie...) replaced.
 
         With a `memo` shared by a batch of values, each distinct string is also redacted once per batch
-        (a message is in the input of every later node); the user's hook still sees every string."""
-        data = to_jsonable(obj, memo)
+        (a message is in the input of every later node), and the value is converted and redacted in one
+        pass; the user's hook still sees every string, in a second pass over the converted value."""
         if not self.enabled:
-            return data
+            return to_jsonable(obj, memo)
         if memo is None or self.extra is not None:
-            return self._walk(data)
-        return self._walk(data, memo.setdefault(_STRINGS, {}), memo.setdefault(_MESSAGES, {}))
+            return self._walk(to_jsonable(obj, memo))
+        done = memo.setdefault(_STRINGS, {})
 
-    def _walk(self, data: Any, strings: dict[str, str] | None = None,
-              messages: dict[int, tuple[Any, Any]] | None = None) -> Any:
+        def string(text: str) -> str:
+            redacted = done.get(text)
+            if redacted is None:
+                redacted = done[text] = self._string(text)
+            return redacted
+
+        try:
+            # Each dict and string of the result is redacted as it is made: the same result as _walk over
+            # to_jsonable's (the memo then holds redacted messages, so it is never shared with other calls).
+            return to_jsonable(obj, memo, strings=string, mapping=self._redacted_keys)
+        except ConversionHookError as exc:
+            raise exc.__cause__ from None  # type: ignore[misc]
+
+    def _walk(self, data: Any) -> Any:
         if isinstance(data, str):
-            if strings is None:
-                return self._string(data)
-            done = strings.get(data)
-            if done is None:
-                done = strings[data] = self._string(data)
-            return done
+            return self._string(data)
         if isinstance(data, list):
-            return [self._walk(item, strings, messages) for item in data]
+            return [self._walk(item) for item in data]
         if isinstance(data, dict):
-            # A message is converted once per batch (to_jsonable's memo gives every later state the same
-            # dict), so it is redacted once too; the entry keeps the dict alive, so its id stays its own.
-            shared = messages is not None and "content" in data and "type" in data
-            if shared:
-                hit = messages.get(id(data))  # type: ignore[union-attr]
-                if hit is not None and hit[0] is data:
-                    return hit[1]
             out: dict[str, Any] = {}
             for key, item in data.items():
-                new_key = self._key(key)
+                new_key, kind = self._key_info(key)
                 while new_key in out:  # two keys redacted to the same marker: keep both
                     new_key += "'"
-                if is_credential_key(key) and item is not None:
-                    out[new_key] = marker(_kind_of_key(key))
-                else:
-                    out[new_key] = self._walk(item, strings, messages)
-            done = {k: out[k] for k in sorted(out)}
-            if shared:
-                messages[id(data)] = (data, done)  # type: ignore[index]
-            return done
+                # a credential's value is never walked: the user's hook does not see it either
+                out[new_key] = marker(kind) if kind is not None and item is not None else self._walk(item)
+            return {k: out[k] for k in sorted(out)}
         return data
+
+    def _redacted_keys(self, data: dict[str, Any]) -> dict[str, Any]:
+        """_walk's step for one dict whose values are redacted already (its keys come sorted): the same dict
+        when no key changes and none names a credential."""
+        infos = [self._key_info(key) for key in data]
+        if all(new_key == key and (kind is None or item is None)
+               for (key, item), (new_key, kind) in zip(data.items(), infos, strict=True)):
+            return data
+        out: dict[str, Any] = {}
+        for (_, item), (new_key, kind) in zip(data.items(), infos, strict=True):
+            while new_key in out:
+                new_key += "'"
+            out[new_key] = marker(kind) if kind is not None and item is not None else item
+        return {k: out[k] for k in sorted(out)}
+
+    def _key_info(self, key: str) -> tuple[str, str | None]:
+        """(the key redacted, the marker kind if it names a credential, else None)."""
+        kind = self._credential_kinds.get(key, _UNKNOWN)
+        if kind is _UNKNOWN:
+            kind = _kind_of_key(key) if is_credential_key(key) else None
+            if len(self._credential_kinds) < 10_000:
+                self._credential_kinds[key] = kind
+        return self._key(key), kind
 
     def _key(self, key: str) -> str:
         # Records repeat their keys thousands of times; the built-in rules give the same answer each
@@ -387,7 +406,7 @@ class Redactor:
 
 
 _STRINGS = "strings"  # the key of a batch memo's string cache (the memo's other keys are object ids)
-_MESSAGES = "messages"  # the key of a batch memo's cache of redacted messages (by the converted dict's id)
+_UNKNOWN: Any = object()
 
 
 def _kind_of_key(key: str) -> str:

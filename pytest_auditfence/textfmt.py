@@ -18,7 +18,7 @@ import re
 import sys
 import uuid
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any
 
@@ -27,6 +27,7 @@ from pytest_auditfence.errors import AuditFenceError
 __all__ = [
     "BINARY_MARKER",
     "CYCLE_MARKER",
+    "ConversionHookError",
     "DEPTH_MARKER",
     "MAX_DEPTH",
     "MESSAGE_TYPES",
@@ -85,7 +86,13 @@ _SCALARS = (str, int, float, bool, type(None))
 # to_jsonable
 
 
-def to_jsonable(value: Any, memo: dict[Any, Any] | None = None) -> Any:
+def to_jsonable(
+    value: Any,
+    memo: dict[Any, Any] | None = None,
+    *,
+    strings: Callable[[str], str] | None = None,
+    mapping: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> Any:
     """Convert any value a LangGraph node, tool or model sees into plain, deterministic JSON data.
 
     Dicts come back with string keys in sorted order, sets sorted, tuples as lists; LangChain
@@ -98,8 +105,20 @@ def to_jsonable(value: Any, memo: dict[Any, Any] | None = None) -> Any:
     `memo`: a dict shared by several conversions of values that hold the same LangChain messages (a
     capture converts each node's input, and every later input holds the earlier messages again); each
     message is then converted once. Only for values nobody changes in between.
+
+    `strings` and `mapping` let a caller change the result while it is built, in the same pass (the
+    redactor does: redaction.Redactor.value): `strings` is applied to every string the result holds as a
+    value, `mapping` to every dict of the result once its values are done (it may rename keys or replace
+    values; its keys come sorted and it returns them sorted). Both must be pure. Dict keys and the order of
+    set items are worked out from the unchanged values, as without them. An exception either raises leaves
+    the conversion (it is not turned into a repr), as ConversionHookError (the original is its cause).
     """
-    return _Converter(memo).convert(value, 0)
+    return _Converter(memo, strings, mapping).convert(value, 0)
+
+
+class ConversionHookError(Exception):
+    """A `strings` or `mapping` hook of to_jsonable raised (the original is its `__cause__`); never degraded
+    to a repr, since a repr would carry the value past the hook."""
 
 
 BINARY_MARKER = "<binary: "  # how a trace file shows bytes that are not text (see bytes_text)
@@ -264,28 +283,48 @@ def _message_type(raw: Any) -> str:
     return {"AI": "ai", "Human": "human", "System": "system", "Tool": "tool"}.get(text, text.lower())
 
 
+def _hooked(hook: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return hook(value)
+    except Exception as exc:
+        raise ConversionHookError from exc
+
+
 class _Converter:
     """One conversion: remembers the containers on the current path to spot cycles."""
 
-    def __init__(self, memo: dict[Any, Any] | None = None) -> None:
+    def __init__(
+        self,
+        memo: dict[Any, Any] | None = None,
+        strings: Callable[[str], str] | None = None,
+        mapping: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
         self._active: set[int] = set()
         self._memo = memo
+        self._strings = strings
+        self._mapping_hook = mapping
+        # Keys and set items are converted without the hooks (they are worked out from the unchanged values).
+        self._plain = self if strings is None and mapping is None else _Converter()
+
+    def _string(self, text: str) -> str:
+        return text if self._strings is None else _hooked(self._strings, text)
 
     def convert(self, value: Any, depth: int) -> Any:
         if isinstance(value, str):
             # str subclasses (StrEnum, LangChain's TextAccessor) become plain str
-            return _clean_str(value if type(value) is str else str.__str__(value))
+            return self._string(_clean_str(value if type(value) is str else str.__str__(value)))
         if isinstance(value, bool) or value is None:
             return value
         if isinstance(value, int) and not isinstance(value, enum.Enum):
             return int(value)
         if isinstance(value, float) and not isinstance(value, enum.Enum):
-            return _float(float(value))
+            number = _float(float(value))
+            return self._string(number) if isinstance(number, str) else number
         if depth >= MAX_DEPTH:
-            return DEPTH_MARKER
+            return self._string(DEPTH_MARKER)
         marker = id(value)
         if marker in self._active:
-            return CYCLE_MARKER
+            return self._string(CYCLE_MARKER)
         if self._memo is not None:
             # A message converted before at this depth (see _library_object), found without the type checks
             # on the way there: every node's input holds all earlier messages again.
@@ -294,13 +333,19 @@ class _Converter:
                 return hit[2]
         self._active.add(marker)
         try:
-            return self._convert_object(value, depth + 1)
+            result = self._convert_object(value, depth + 1)
         except RecursionError:
-            return DEPTH_MARKER
+            result = DEPTH_MARKER
+        except ConversionHookError:
+            raise
         except Exception:  # odd objects (raising properties, broken iterators) degrade to a repr
-            return _clean_repr(value)
+            result = _clean_repr(value)
         finally:
             self._active.discard(marker)
+        if type(result) is _Converted:  # converted by a nested convert() already, hooks and all
+            return result.value
+        # Any string made here (a repr, bytes as text, a date...) is a value like any other.
+        return self._string(result) if isinstance(result, str) else result
 
     def _convert_object(self, value: Any, depth: int) -> Any:
         if isinstance(value, dict):
@@ -310,8 +355,8 @@ class _Converter:
                 return self._mapping(value._asdict().items(), depth)
             return [self.convert(item, depth) for item in value]
         if isinstance(value, (set, frozenset)):
-            items = [self.convert(item, depth) for item in value]
-            return sorted(items, key=_sort_key)
+            items = sorted((self._plain.convert(item, depth) for item in value), key=_sort_key)
+            return items if self._plain is self else [self.convert(item, depth) for item in items]
         if isinstance(value, (bytes, bytearray, memoryview)):
             return bytes_text(bytes(value))
         if isinstance(value, enum.Enum):
@@ -414,9 +459,9 @@ class _Converter:
     def _duck_typed(self, value: Any, depth: int) -> Any:
         # numpy arrays/scalars and pandas frames show up in financial tools; keep them as data
         if hasattr(value, "dtype") and callable(getattr(value, "tolist", None)):
-            return self.convert(value.tolist(), depth)
+            return _Converted(self.convert(value.tolist(), depth))
         if hasattr(value, "columns") and callable(getattr(value, "to_dict", None)):
-            return self.convert(value.to_dict(orient="records"), depth)
+            return _Converted(self.convert(value.to_dict(orient="records"), depth))
         return _clean_repr(value)
 
     def _mapping(self, items: Any, depth: int) -> dict[str, Any]:
@@ -429,18 +474,28 @@ class _Converter:
                 while text_key in converted:
                     text_key, n = f"{base} #{n}", n + 1
             converted[text_key] = self.convert(item, depth)
-        return {key: converted[key] for key in sorted(converted)}
+        done = {key: converted[key] for key in sorted(converted)}
+        return done if self._mapping_hook is None else _hooked(self._mapping_hook, done)
 
     def _key(self, key: Any, depth: int) -> str:
         if isinstance(key, str):
             return _clean_str(key)
-        converted = self.convert(key, depth)
+        converted = self._plain.convert(key, depth)
         if isinstance(converted, str):
             return converted
         return json.dumps(converted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 _NOT_HANDLED = object()
+
+
+class _Converted:
+    """What a nested convert() returned for an object given as other data (an array's list): final as it is."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
 
 def _without_volatile(metadata: Any) -> dict[str, Any]:
