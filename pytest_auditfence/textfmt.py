@@ -433,19 +433,19 @@ class _Converter:
         kind = _message_type(getattr(message, "type", "message"))
         fields: dict[str, Any] = {"type": kind, "content": getattr(message, "content", "")}
         for name in ("name", "role", "tool_call_id", "usage_metadata", "artifact"):
-            part = getattr(message, name, None)
+            part = _field(message, name)
             if part is not None:
                 fields[name] = part
         if kind == "tool":
             fields["status"] = getattr(message, "status", "success")
-        calls = getattr(message, "tool_calls", None) or []
+        calls = _field(message, "tool_calls") or []
         if calls:
             fields["tool_calls"] = [
                 {"name": call.get("name"), "args": call.get("args"), "id": call.get("id")}
                 for call in calls
                 if isinstance(call, Mapping)
             ]
-        invalid = getattr(message, "invalid_tool_calls", None) or []
+        invalid = _field(message, "invalid_tool_calls") or []
         if invalid:
             fields["invalid_tool_calls"] = [
                 {k: v for k, v in call.items() if k != "type"} for call in invalid if isinstance(call, Mapping)
@@ -487,6 +487,32 @@ class _Converter:
 
 
 _NOT_HANDLED = object()
+_NOTHING: Any = object()
+# (class, attribute) -> whether `getattr(obj, name, None)` can be answered from the instance alone: a pydantic
+# model class (LangChain's messages) that has no class attribute of that name and keeps BaseModel's
+# __getattr__. Such a lookup of a field the class lacks ('role' of an AIMessage) otherwise goes through
+# pydantic's __getattr__, which builds and raises an AttributeError: some microseconds, several per message.
+_INSTANCE_ONLY: dict[tuple[type, str], bool] = {}
+
+
+def _field(obj: Any, name: str) -> Any:
+    """`getattr(obj, name, None)`, without pydantic's raised AttributeError for a field the class lacks."""
+    cls = type(obj)
+    instance_only = _INSTANCE_ONLY.get((cls, name))
+    if instance_only is None:
+        model_cls = _loaded_class("pydantic", "BaseModel")
+        instance_only = _INSTANCE_ONLY[(cls, name)] = (
+            model_cls is not None and isinstance(obj, model_cls) and not name.startswith("_")
+            and getattr(cls, "__getattr__", None) is getattr(model_cls, "__getattr__", None)
+            and not hasattr(cls, name)
+        )
+    if not instance_only:
+        return getattr(obj, name, None)
+    value = obj.__dict__.get(name, _NOTHING)  # a field's value (no descriptor of that name on the class)
+    if value is not _NOTHING:
+        return value
+    extra = obj.__pydantic_extra__  # where BaseModel.__getattr__ looks next (extra="allow")
+    return extra.get(name) if extra else None
 
 
 class _Converted:

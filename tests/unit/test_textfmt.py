@@ -704,3 +704,13 @@ def test_the_encoders_built_once_write_what_json_dumps_writes(value: Any) -> Non
 def test_the_journal_encoder_writes_objects_as_their_str():
     run = uuid.UUID(int=7)
     assert dump_event({"meta": {"run_id": run}, "seq": 1}) == '{"meta": {"run_id": "%s"}, "seq": 1}' % run
+
+
+def test_message_fields_are_read_from_fields_and_from_extras_alike():
+    # to_jsonable reads a message's optional fields without pydantic's AttributeError for those its class
+    # lacks; an extra given to the message (extra="allow") must still be found, and a missing one left out.
+    extra_role = to_jsonable(AIMessage(content="e", role="analyst", tool_call_id="c9"))
+    assert extra_role["role"] == "analyst" and extra_role["tool_call_id"] == "c9"
+    assert "role" not in to_jsonable(AIMessage(content="e")) and "artifact" not in to_jsonable(HumanMessage("h"))
+    tool = to_jsonable(ToolMessage(content="z", tool_call_id="c1", artifact={"rows": 2}))
+    assert tool["tool_call_id"] == "c1" and tool["artifact"] == {"rows": 2} and tool["status"] == "success"
