@@ -303,8 +303,17 @@ class _Converter:
         self._memo = memo
         self._strings = strings
         self._mapping_hook = mapping
-        # Keys and set items are converted without the hooks (they are worked out from the unchanged values).
-        self._plain = self if strings is None and mapping is None else _Converter()
+        self._hooks = strings is not None or mapping is not None
+        self._plain_converter: _Converter | None = None
+
+    @property
+    def _plain(self) -> _Converter:
+        """Keys and set items are converted without the hooks (they are worked out from the unchanged values)."""
+        if not self._hooks:
+            return self
+        if self._plain_converter is None:
+            self._plain_converter = _Converter()
+        return self._plain_converter
 
     def _string(self, text: str) -> str:
         return text if self._strings is None else _hooked(self._strings, text)
@@ -356,7 +365,7 @@ class _Converter:
             return [self.convert(item, depth) for item in value]
         if isinstance(value, (set, frozenset)):
             items = sorted((self._plain.convert(item, depth) for item in value), key=_sort_key)
-            return items if self._plain is self else [self.convert(item, depth) for item in items]
+            return [self.convert(item, depth) for item in items] if self._hooks else items
         if isinstance(value, (bytes, bytearray, memoryview)):
             return bytes_text(bytes(value))
         if isinstance(value, enum.Enum):
