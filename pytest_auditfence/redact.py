@@ -54,7 +54,11 @@ _CREDENTIAL_SUFFIXES = ("apikey", "secret", "password", "passwd", "token", "secr
 _MARKER = re.compile(r"\[REDACTED:[^\]\s]*\]")
 
 # A secret must not continue a word, so "task-list" or "risk-adjusted" never match `sk-`; "key-sk-..." does.
-_B = r"(?<![A-Za-z0-9])"
+# A line break or tab written as an escape (`\n`, `\r`, `\t` in a repr or a JSON string inside a string) also
+# ends a word: without it, the `n` of `'intro\nghp_...'` hid the token behind it.
+_ESCAPED_BREAK = r"(?<=\\[nrt])"
+_B = rf"(?:(?<![A-Za-z0-9])|{_ESCAPED_BREAK})"
+_WORD_START = rf"(?:\b|{_ESCAPED_BREAK})"
 
 
 def marker(kind: str) -> str:
@@ -107,7 +111,7 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("github", re.compile(_B + r"(?:ghp|gho|ghs|ghu|ghr)_[A-Za-z0-9]{20,}"), ("ghp_", "gho_", "ghs_", "ghu_", "ghr_")),
     _Rule("github", re.compile(_B + r"github_pat_[A-Za-z0-9_]{20,}"), ("github_pat_",)),
-    _Rule("aws", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), ("akia", "asia")),
+    _Rule("aws", re.compile(_B + r"(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"), ("akia", "asia")),
     _Rule(
         "aws",
         re.compile(
@@ -124,14 +128,14 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("stripe", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"), ("_live_", "_test_")),
     _Rule(
         "bearer",
-        re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
+        re.compile(r"(?i)(" + _WORD_START + r"bearer\s+)([A-Za-z0-9._~+/=\-]{8,})"),
         ("bearer",),
         group=2,
         accept=_looks_random,
     ),
     _Rule(
         "authorization",
-        re.compile(r"(?i)(\bauthorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)([A-Za-z0-9._~+/=\-]{8,})"),
+        re.compile(r"(?i)(" + _WORD_START + r"authorization[\"']?\s*[:=]\s*[\"']?(?:basic|token|digest)\s+)([A-Za-z0-9._~+/=\-]{8,})"),
         ("authorization",),
         group=2,
     ),
@@ -143,7 +147,7 @@ _RULES: tuple[_Rule, ...] = (
     # Credentials inside URLs: `postgres://user:password@host`, `https://user:token@proxy`.
     _Rule(
         "url-credential",
-        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\[\]\"'<>]{0,128}:)([^\s@/\"'<>]{1,256})(@)"),
+        re.compile(r"(?i)(" + _WORD_START + r"[a-z][a-z0-9+.\-]{1,20}://[^\s:/@\[\]\"'<>]{0,128}:)([^\s@/\"'<>]{1,256})(@)"),
         ("://",),
         group=2,
     ),
@@ -152,7 +156,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_SECRET_NAMES}|{_TOKEN_NAMES})"
+            rf"(?i)({_B}{_FIELD_PREFIX}(?:{_SECRET_NAMES}|{_TOKEN_NAMES})"
             r"(?:\\*[\"'])?\s*[:=]\s*(\\*[\"']))((?:(?!\2).){1,512}?)(\2)"
         ),
         ("key", "token", "secret", "passw"),
@@ -164,7 +168,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_SECRET_NAMES})\s*[:=]\s*)"
+            rf"(?i)({_B}{_FIELD_PREFIX}(?:{_SECRET_NAMES})\s*[:=]\s*)"
             r"(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{6,})"
         ),
         ("key", "secret", "passw"),
@@ -174,7 +178,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            rf"(?i)((?<![a-z0-9]){_FIELD_PREFIX}(?:{_TOKEN_NAMES})(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
+            rf"(?i)({_B}{_FIELD_PREFIX}(?:{_TOKEN_NAMES})(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
             r"(?![A-Za-z_\-]*[:=])([^\s\"'\\&,;\[\]<>]{8,})"
         ),
         ("token",),
@@ -185,7 +189,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(
         "credential",
         re.compile(
-            r"(?i)((?<![a-z0-9])(?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
+            r"(?i)(" + _B + r"(?:api[_\-]?key|access[_\-]?token|auth[_\-]?token|refresh[_\-]?token"
             r"|client[_\-]?secret|secret[_\-]?key|secret|password|passwd|token)(?:\\*[\"'])?\s*[:=]\s*(?:\\*[\"'])?)"
             r"([^\s\"'\\&,;\[\]<>]{8,})"
         ),

@@ -343,3 +343,29 @@ def test_credentials_in_every_text_form_are_redacted(text: str, secret: str) -> 
 ])
 def test_prose_about_credentials_is_left_alone(text: str) -> None:
     assert Redactor(env={}).text(text) == text
+
+
+@pytest.mark.parametrize("escape", ["\\n", "\\r\\n", "\\t"])
+@pytest.mark.parametrize("name", sorted(SECRETS))
+def test_a_secret_after_an_escaped_line_break_is_found(name: str, escape: str) -> None:
+    # str() of a dict holding a multi-line note writes its breaks as the two characters '\n': the 'n' must not
+    # read as the start of a word that the key continues
+    text = "Findings: " + str({"notes": f"intro{escape.encode().decode('unicode_escape')}{SECRETS[name]}"})
+    assert escape in text
+    out = redactor().text(text)
+    assert SECRETS[name] not in out
+    assert f"[REDACTED:{KIND[name]}]" in out
+
+
+@pytest.mark.parametrize("field", ["password: hunter2222", "api_key=Zq81mMx0aa91", "Bearer abcdef0123456789"])
+def test_a_credential_field_after_an_escaped_line_break_is_found(field: str) -> None:
+    text = repr(f"first line\n{field}\nlast line")
+    out = redactor().text(text)
+    assert field.split()[-1].split("=")[-1] not in out
+    assert "[REDACTED:" in out
+
+
+def test_words_after_an_escaped_break_are_still_words() -> None:
+    # the escape is a boundary, not a licence: 'nsk-' after '\n' and 'task-list' stay as they are
+    text = repr("risk\ntask-list and the\nnsk- risk-adjusted\ntokens: approximately")
+    assert redactor().text(text) == text
