@@ -161,14 +161,14 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
     text = loaded.text[cell.start:cell.end]
     label = cell.label
     read = quantities.parse_quantities(text, scale_context=label.scale, unit_context=label.unit, offset=cell.start,
-                                       years=False)
+                                       years=False, cell=True)
     if len(read) != 1:
         return
     line = loaded.line_of(cell.start)
     cell_words = _label_words(f"{label.subject_text} {label.column_text} {label.caption}")
     add(read[0], line, cell_words, False, label)
     if label.scale is not None or label.unit is not None:
-        bare = quantities.parse_quantities(text, offset=cell.start, years=False)
+        bare = quantities.parse_quantities(text, offset=cell.start, years=False, cell=True)
         if len(bare) == 1 and bare[0].value != read[0].value or len(bare) == 1 and bare[0].kind != read[0].kind:
             add(bare[0], line, cell_words, True, label)
 
