@@ -13,7 +13,7 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
-from pytest_auditfence.verify.tables import CellLabel, Period, periods_in
+from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, record_periods, table_words
 
@@ -246,8 +246,9 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
             periods.update((year, "") for year in range(lo, hi + 1))
     if not periods and claim.context:
         periods.update(periods_in(claim.context))
+    # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
     return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
-                        frozenset(periods))
+                        within_year(frozenset(periods), text))
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -485,11 +486,7 @@ def sentence_quarters(text: str, start: int, end: int) -> set[str]:
     its sentence names up to the end of the figure's own clause ('In the third quarter, net income was $50
     million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
     figure stated for other quarters only is not the figure of the claim's quarter."""
-    lo = max(0, start - 300)
-    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
-    first = breaks[-1] if breaks else lo
-    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
-    return _quarters(text[first:after.start() if after else min(len(text), end + 200)])
+    return _quarters(_sentence_around(text, start, end))
 
 
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
@@ -497,12 +494,20 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
     away may be any figure's)."""
     after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))
-    if after is not None:
-        return periods_in(after.group())
-    before = _PERIOD_BEFORE.search(text, max(0, start - 60), start)
-    if before is not None:
-        return periods_in(before.group())
-    return frozenset()
+    before = _PERIOD_BEFORE.search(text, max(0, start - 60), start) if after is None else None
+    attached = after or before
+    if attached is None:
+        return frozenset()
+    # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
+    return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence of a prose figure, up to the end of the figure's clause."""
+    lo = max(0, start - 300)
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
+    return text[breaks[-1] if breaks else lo:after.start() if after else min(len(text), end + 200)]
 
 
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))

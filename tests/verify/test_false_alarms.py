@@ -91,3 +91,106 @@ def test_a_small_negative_of_another_period_or_value_is_flagged(audit, form: str
                               "-$121 thousand.", "-$121 thousand")]:
         record = audit(form, "other income", sentence, figure)
         assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
+
+
+# -- a year's quarters as header rows ('Fiscal 2018' over 'First' over 'Quarter') -------------------------
+
+QUARTERS = [["", "Fiscal 2018", "", "", "", ""],
+            ["", "First Quarter", "Second Quarter", "Third Quarter", "Fourth Quarter", "Total"],
+            ["Revenues", "88,081", "89,767", "93,669", "94,395", "365,912"],
+            ["Gross profit", "37,443", "36,838", "38,187", "38,422", "150,890"]]
+
+
+def _quarter_page(caption: str, rows: list[list[str]]) -> str:
+    # page text sets the year over the quarters, and each quarter's words on two lines
+    lines = [caption, "", " " * 60 + "Fiscal 2018",
+             " " * 27 + "".join(w.rjust(11) for w in ("First", "Second", "Third", "Fourth")),
+             " " * 27 + "".join(w.rjust(11) for w in ("Quarter", "Quarter", "Quarter", "Quarter", "Total"))]
+    lines += [r[0].ljust(27) + "".join(c.rjust(11) for c in r[1:]) for r in rows[2:]]
+    return "\n".join(lines) + "\n"
+
+
+TABLES["quarters"] = ("Quarterly results ($ in thousands)", QUARTERS)
+PAGE_FORMS = {"quarters": _quarter_page}
+
+
+@tool
+def get_page(table: str) -> str:
+    """The text of the annual report's page that holds a table."""
+    caption, rows = TABLES[table]
+    return PAGE_FORMS[table](caption, rows)
+
+
+@pytest.fixture
+def audit_page(tmp_path: Path):
+    run = tool_run_auditor(tmp_path, [get_page], "Answer the analyst's questions on the annual report.")
+    return lambda table, sentence, figure: claim_of(run([("get_page", {"table": table})], sentence), figure)
+
+
+QUARTER_CLAIMS = [
+    ("Revenue in the first quarter of fiscal 2018 as a percentage of the total revenue that year was 24.07%.",
+     "24.07%", Verdict.DERIVED),
+    ("The change in revenues between the second and first quarter in fiscal 2018 was $1,686 thousand.",
+     "$1,686 thousand", Verdict.DERIVED),
+    ("Revenue in the fiscal 2018 third quarter was $93.669 million.", "$93.669 million", Verdict.VERIFIED),
+]
+QUARTER_WRONG = [
+    # another quarter's cell, another quarter's share, and a difference of other quarters
+    ("Revenue in the fiscal 2018 second quarter was $93.669 million.", "$93.669 million"),
+    ("Revenue in the second quarter of fiscal 2018 as a percentage of the total revenue that year was 24.07%.",
+     "24.07%"),
+    ("The change in revenues between the fourth and third quarter in fiscal 2018 was $1,686 thousand.",
+     "$1,686 thousand"),
+    ("Gross profit in the first quarter of fiscal 2018 was $37,443 million.", "$37,443 million"),  # wrong scale
+]
+
+
+# page text of this table is `_quarter_page` (the year centred over its quarters), not the generic `_page`
+QUARTER_FORMS = ["json", "markdown", "page"]
+
+
+@pytest.mark.parametrize("form", QUARTER_FORMS)
+def test_a_quarter_column_under_its_year_backs_that_quarter(audit, audit_page, form: str) -> None:
+    for sentence, figure, verdict in QUARTER_CLAIMS:
+        record = audit_page("quarters", sentence, figure) if form == "page" else audit(form, "quarters", sentence, figure)
+        assert record.verdict is verdict, (sentence, record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("form", QUARTER_FORMS)
+def test_another_quarters_cell_is_flagged(audit, audit_page, form: str) -> None:
+    for sentence, figure in QUARTER_WRONG:
+        record = audit_page("quarters", sentence, figure) if form == "page" else audit(form, "quarters", sentence, figure)
+        assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
+
+
+# -- page text: a header line wider than prose, and a line that only states the scale ---------------------
+
+COST_PAGE = """Table 1 Cost of revenue
+
+                                             Fiscal years ended July 31,
+                                                                    2019                                                      2018                         Change
+                                                                  Amount   % of total revenue                               Amount   % of total revenue       ($)   (%)
+                                                                                                (In thousands, except percentages)
+Cost of revenue:
+License and subscription                                      $ 64,798                   9%                             $ 35,452                   5%    29,346    83
+Services                                                       243,053                   34                              246,548                   38   (3,495)   (1)
+Total cost of revenue                                        $ 324,350                  45%                              296,783                  45%    27,567     9
+"""
+TABLES["cost of revenue"] = ("", [])
+PAGE_FORMS["cost of revenue"] = lambda caption, rows: COST_PAGE
+
+
+def test_a_wide_page_header_dates_its_columns_and_a_scale_line_is_no_column(audit_page) -> None:
+    for sentence, figure, verdict in [
+        ("The average services cost for 2018 and 2019 was $244.8005 million.", "$244.8005 million", Verdict.DERIVED),
+        ("Total cost of revenue was $296,783 thousand in 2018.", "$296,783 thousand", Verdict.VERIFIED),
+    ]:
+        record = audit_page("cost of revenue", sentence, figure)
+        assert record.verdict is verdict, (sentence, record.verdict, record.notes)
+    for sentence, figure in [
+        ("Total cost of revenue was $296,783 thousand in 2019.", "$296,783 thousand"),  # the other year
+        ("The average services cost for 2018 and 2019 was $245.8005 million.", "$245.8005 million"),  # invented
+        ("Total cost of revenue was 296,783% in 2018.", "296,783%"),  # an amount is no percentage
+    ]:
+        record = audit_page("cost of revenue", sentence, figure)
+        assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
