@@ -247,7 +247,8 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     if not periods and claim.context:
         periods.update(periods_in(claim.context))
     # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
-    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
+    keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
+    return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         within_year(frozenset(periods), text))
 
 
@@ -294,11 +295,26 @@ def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
     return list(dict.fromkeys(words))[:8]
 
 
+_TOTAL = re.compile(r"(?i)\btotal\b")
+# the key a claim or a row label holds when it says 'total': 'total' is a stopword (it names no subject on its
+# own), but a total row ('Total current tax expense') is another row than its parts ('UK current tax expense')
+TOTAL_KEY = "total"
+
+
+def row_stems(label: CellLabel) -> set[str]:
+    """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
+    'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
+    other words that begins with it; for a row without words, its column's."""
+    stems = {subject_stem(w) for w in content_words(label.row)} & subject_keys(label.row)
+    if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
+        stems.add(TOTAL_KEY)
+    return stems or subject_keys(label.column_text)
+
+
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
-    """Does the claim name the cell's row itself: every stem of the row label (or, for a row without
-    words, of its column) among the claim's? A looser overlap may back a found figure but never makes a
-    different figure a contradiction."""
-    keys = subject_keys(label.row) or subject_keys(label.column_text)
+    """Does the claim name the cell's row itself: every stem of the row label (see `row_stems`) among the
+    claim's? A looser overlap may back a found figure but never makes a different figure a contradiction."""
+    keys = row_stems(label)
     return bool(keys) and keys <= subject.keys
 
 
@@ -332,7 +348,8 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     shared = len(subject_keys(label.subject_text) & subject.keys)
     for o in subject_cells(claim, index, subject, limit=200):
         other = index.label(o)
-        if o.file != file or other is None or other.row == label.row or not row_named(subject, other):
+        if o.file != file or other is None or (other.row, other.section) == (label.row, label.section) \
+                or not row_named(subject, other):
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
@@ -400,7 +417,7 @@ def conflicting_cell(
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
             continue
         row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
-        best.append((len(subject_keys(label.row) or subject_keys(label.column_text)), o, label))
+        best.append((len(row_stems(label)), o, label))
     if not best or any(w.lower() not in row_words for w in COMPUTED.findall(claim.claim)):
         return None
     top = max(score for score, _, _ in best)

@@ -474,6 +474,16 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             if a - (text.rfind("\n", 0, a) + 1) > margin_width + 2:
                 break
             section = headers.pop()[0][2].rstrip(":")
+    else:
+        # a row above the first figures whose only words stand in the labels' column ('"" | "" | United Kingdom
+        # corporation tax:' of records rendered as rows) is the first section, not a header
+        label_at = next((k for k, (_, _, t) in enumerate(rows[first_data]) if _is_label(t)), None)
+        while headers and label_at is not None:
+            filled = [(k, t) for k, (_, _, t) in enumerate(headers[-1]) if not _is_empty(t)]
+            if len(filled) != 1 or filled[0][0] != label_at or not _is_label(filled[0][1]):
+                break
+            headers.pop()
+            section = section or filled[0][1].rstrip(":")
     caption = " ".join([_caption_above(text, grid.start), *(row[0][2] for row in stated)]).strip()
     caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
     header_text = " ".join(t for row in headers for _, _, t in row)

@@ -194,3 +194,59 @@ def test_a_wide_page_header_dates_its_columns_and_a_scale_line_is_no_column(audi
     ]:
         record = audit_page("cost of revenue", sentence, figure)
         assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
+
+
+# -- records rendered as rows: a record of words only is the section of the records below it ---------------
+
+TAX_RECORDS = [{"line_item": "United Kingdom corporation tax expense:", "2019 €m": "", "2018 €m": ""},
+               {"line_item": "Current year", "2019 €m": "21", "2018 €m": "70"},
+               {"line_item": "Overseas current tax expense:", "2019 €m": "", "2018 €m": ""},
+               {"line_item": "Current year", "2019 €m": "1,098", "2018 €m": "1,055"},
+               {"line_item": "Total current tax expense", "2019 €m": "1,119", "2018 €m": "1,125"}]
+
+
+@tool
+def get_records(note: str) -> str:
+    """A note of the annual report as JSON records, one per line item."""
+    return json.dumps({"caption": "Taxation (in millions)", "rows": TAX_RECORDS})
+
+
+@pytest.fixture
+def audit_records(tmp_path: Path):
+    run = tool_run_auditor(tmp_path, [get_records], "Answer the analyst's questions on the annual report.")
+    return lambda sentence, figure: claim_of(run([("get_records", {"note": "taxation"})], sentence), figure)
+
+
+def test_a_record_of_words_only_heads_the_records_below_it(audit_records) -> None:
+    record = audit_records("The 2019 United Kingdom corporation current year tax expense was €21 million.", "€21 million")
+    assert record.verdict is Verdict.VERIFIED, record.notes
+    record = audit_records("The 2018 overseas current year tax expense was €1,055 million.", "€1,055 million")
+    assert record.verdict is Verdict.VERIFIED, record.notes
+    for sentence, figure in [
+        ("The 2019 United Kingdom corporation current year tax expense was €1,098 million.", "€1,098 million"),
+        ("The 2019 United Kingdom corporation current year tax expense was €70 million.", "€70 million"),
+        ("The 2019 overseas current year tax expense was €21 million.", "€21 million"),
+    ]:
+        record = audit_records(sentence, figure)
+        assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
+
+
+# -- a Title Case row is named by its words, not by the initials of its capitalised run --------------------
+
+OBLIGATIONS = [["Contractual obligations", "2019", "2018"],
+               ["Operating Lease Obligations", "840", "1,960"],
+               ["Purchase Commitments", "1,500", "700"],
+               ["Total Contractual Obligations", "2,340", "2,660"]]
+TABLES["obligations"] = ("Contractual obligations (in thousands)", OBLIGATIONS)
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_title_case_row_is_named_by_its_words(audit, form: str) -> None:
+    record = audit(form, "obligations", "Operating lease obligations were $1,960 thousand in 2018.", "$1,960 thousand")
+    assert record.verdict is Verdict.VERIFIED, record.notes
+    # the row the claim names holds another value: a contradiction that cites the row's cell
+    record = audit(form, "obligations", "Operating lease obligations were $1,690 thousand in 2018.", "$1,690 thousand")
+    assert record.verdict is Verdict.CONTRADICTED and "1,960" in " ".join(record.notes), record.notes
+    # a claim about the part is not contradicted by the total row, nor backed by it
+    record = audit(form, "obligations", "Contractual obligations were $2,340 thousand in 2018.", "$2,340 thousand")
+    assert record.verdict in FLAGGED, record.notes
