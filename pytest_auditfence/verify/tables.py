@@ -172,7 +172,8 @@ def _is_period(text: str) -> bool:
 # words that say when, not what: a cell of these and a period is a period ('Year ended December 31, 2019')
 _WHEN_WORDS = frozenset(
     "fiscal year years ended ending end as of at the for quarter quarters month months period periods week weeks "
-    "through to and from first second third fourth half".split()) | frozenset(m.lower() for m in vocabulary.MONTH_NAMES)
+    "through to and from first second third fourth half".split()) | frozenset(
+    name for m in vocabulary.MONTH_NAMES for name in (m.lower(), m.lower()[:3], m.lower()[:4]))
 
 
 def _is_label(text: str) -> bool:

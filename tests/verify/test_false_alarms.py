@@ -250,3 +250,14 @@ def test_a_title_case_row_is_named_by_its_words(audit, form: str) -> None:
     # a claim about the part is not contradicted by the total row, nor backed by it
     record = audit(form, "obligations", "Contractual obligations were $2,340 thousand in 2018.", "$2,340 thousand")
     assert record.verdict in FLAGGED, record.notes
+
+
+def test_a_label_naming_a_period_among_words_is_the_rows_label_a_bare_date_is_not() -> None:
+    from pytest_auditfence.verify.tables import read_tables
+
+    text = _markdown("Debt (in millions)", [["", "December 31, 2019", "December 31, 2018"],
+                                            ["4.875% Senior Notes due December 2022", "421.9", "421.1"],
+                                            ["Nonvested at January 1, 2018", "168", "98"],
+                                            ["Dec-2021", "842", "900"]])
+    rows = [c.label.row for c in read_tables(text)]
+    assert rows == ["4.875% Senior Notes due December 2022"] * 2 + ["Nonvested at January 1, 2018"] * 2 + ["", ""]
