@@ -15,7 +15,7 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
 from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
-from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, record_periods, table_words
+from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
 
 
 # A source line up to this long is a structured field ("price: 1,234", a table row): a number on it is
@@ -70,6 +70,7 @@ def _subject_keys(text: str) -> frozenset[str]:
     claim finds the spelled-out subject in a source."""
     units = quantities.UNIT_WORDS
     keys = {subject_stem(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    keys.update(abbreviations(text))
     for run in _CAPITALISED_RUN.finditer(text):
         initials = "".join(w[0] for w in run.group().split()).lower()
         for size in range(3, len(initials) + 1):
@@ -305,7 +306,7 @@ def row_stems(label: CellLabel) -> set[str]:
     """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
     'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
     other words that begins with it; for a row without words, its column's."""
-    stems = {subject_stem(w) for w in content_words(label.row)} & subject_keys(label.row)
+    stems = ({subject_stem(w) for w in content_words(label.row)} | set(abbreviations(label.row))) & subject_keys(label.row)
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
     return stems or subject_keys(label.column_text)
@@ -365,7 +366,7 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
     cached = index.memo.get(key)
     if cached is not None:
         return cached
-    words = content_words(claim.claim + "\n" + (claim.context or ""))
+    words = content_words(claim.claim + "\n" + (claim.context or "")) + abbreviations(claim.claim)
     found: set[tuple[int, int]] = set()
     backs: dict[CellLabel, bool] = {}  # the sources of one capture repeat their rows' labels, period by period
     for word in words:

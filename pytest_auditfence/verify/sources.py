@@ -104,6 +104,16 @@ def _word_parts(word: str) -> tuple[str, ...]:
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+# Two capitals standing alone name a subject as a word does ('UK', 'US', 'EU' as a row of a revenue by country
+# table), though `content_words` keeps words of three letters or more only
+_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9$€£¥])[A-Z]{2}(?![A-Za-z0-9$€£¥])")
+
+
+def abbreviations(text: str) -> list[str]:
+    """The two-capital abbreviations of `text`, lower-cased, in order, each once ('from UK' -> ['uk'])."""
+    return list(dict.fromkeys(m.group().lower() for m in _ABBREVIATION.finditer(text)))
+
+
 def _index_file(loaded: LoadedFile) -> FileIndex:
     """Parse the file once. Table cells (every form `tables.read_tables` knows) are read with their table's
     scale and unit and labelled with their row, column and period; their words are the label's, not the
@@ -152,7 +162,7 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
 
 @lru_cache(maxsize=4096)
 def _label_words(text: str) -> list[str]:
-    return content_words(text)
+    return content_words(text) + abbreviations(text)
 
 
 def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:

@@ -261,3 +261,29 @@ def test_a_label_naming_a_period_among_words_is_the_rows_label_a_bare_date_is_no
                                             ["Dec-2021", "842", "900"]])
     rows = [c.label.row for c in read_tables(text)]
     assert rows == ["4.875% Senior Notes due December 2022"] * 2 + ["Nonvested at January 1, 2018"] * 2 + ["", ""]
+
+
+# -- a row named by two capitals ('UK'), which no three-letter word rule reads ------------------------------
+
+COUNTRIES = [["Revenue by country", "2019", "2018"],
+             ["UK", "83.2", "73.5"],
+             ["USA", "222.2", "199.0"],
+             ["Germany", "143.5", "128.4"],
+             ["Total revenue from external customers", "448.9", "400.9"]]
+TABLES["countries"] = ("Revenue from external customers ($ in millions)", COUNTRIES)
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_row_named_by_two_capitals_is_the_claims_row(audit, form: str) -> None:
+    record = audit(form, "countries", "The change in revenue from external customers from the UK from 2018 to 2019 "
+                                      "was $9.7 million.", "$9.7 million")
+    assert record.verdict is Verdict.DERIVED and "83.2 - 73.5" in (record.formula or ""), record.notes
+    for sentence, figure in [
+        ("The change in revenue from external customers from the UK from 2018 to 2019 was $9.9 million.",
+         "$9.9 million"),  # invented
+        ("The change in revenue from external customers from the UK from 2018 to 2019 was $23.2 million.",
+         "$23.2 million"),  # the USA row's change
+        ("Revenue from external customers from the UK was $73.5 million in 2019.", "$73.5 million"),  # other year
+    ]:
+        record = audit(form, "countries", sentence, figure)
+        assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
