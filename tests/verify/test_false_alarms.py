@@ -265,11 +265,9 @@ def test_a_label_naming_a_period_among_words_is_the_rows_label_a_bare_date_is_no
 
 # -- a row named by two capitals ('UK'), which no three-letter word rule reads ------------------------------
 
-COUNTRIES = [["Revenue by country", "2019", "2018"],
-             ["UK", "83.2", "73.5"],
-             ["USA", "222.2", "199.0"],
-             ["Germany", "143.5", "128.4"],
-             ["Total revenue from external customers", "448.9", "400.9"]]
+REVENUE_BY_COUNTRY = {"UK": ("83.2", "73.5"), "USA": ("222.2", "199.0"), "Germany": ("143.5", "128.4"),
+                      "Total revenue from external customers": ("448.9", "400.9")}
+COUNTRIES = [["Revenue by country", "2019", "2018"], *([name, *cells] for name, cells in REVENUE_BY_COUNTRY.items())]
 TABLES["countries"] = ("Revenue from external customers ($ in millions)", COUNTRIES)
 
 
