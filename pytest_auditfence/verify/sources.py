@@ -110,8 +110,10 @@ _ABBREVIATION = re.compile(r"(?<![A-Za-z0-9$€£¥])[A-Z]{2}(?![A-Za-z0-9$€£
 
 
 def abbreviations(text: str) -> list[str]:
-    """The two-capital abbreviations of `text`, lower-cased, in order, each once ('from UK' -> ['uk'])."""
-    return list(dict.fromkeys(m.group().lower() for m in _ABBREVIATION.finditer(text)))
+    """The two-capital abbreviations of `text`, lower-cased, in order, each once ('from UK' -> ['uk']); a
+    stopword is none ('FY', 'Q1', 'BN' name no subject)."""
+    found = (m.group().lower() for m in _ABBREVIATION.finditer(text))
+    return list(dict.fromkeys(word for word in found if word not in STOPWORDS))
 
 
 def _index_file(loaded: LoadedFile) -> FileIndex:

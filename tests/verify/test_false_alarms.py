@@ -285,3 +285,10 @@ def test_a_row_named_by_two_capitals_is_the_claims_row(audit, form: str) -> None
     ]:
         record = audit(form, "countries", sentence, figure)
         assert record.verdict in FLAGGED, (sentence, record.verdict, record.notes)
+
+
+def test_two_capitals_that_name_a_period_or_scale_are_no_subject() -> None:
+    from pytest_auditfence.verify.sources import abbreviations
+
+    # 'FY' is a stopword: as a key it made every 'FY 2019' column name a claim's subject
+    assert abbreviations("The change from FY 2018 to FY 2019 in UK and US revenue, in USD BN") == ["uk", "us"]
