@@ -218,10 +218,11 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
             # The verifier's channel: it names the one figure this evidence is for and has placed it by its
             # subject (a label lines above, a column header, an abbreviation); the figure itself must be here.
             missing = [q for q in quantities if not contains_quantity(q, evidence_quantities)]
-            if missing and "," in evidence:
-                # a CSV row ('Stock-based compensation,525,410') reads as one number in prose; the verifier
-                # placed the figure in its cell, so the cells are read one by one too
-                cell_quantities = csv_cell_quantities(evidence)
+            if missing:
+                # a CSV row ('Stock-based compensation,525,410') reads as one number in prose, and a cell '(598)'
+                # as a list's enumerator; the verifier placed the figure in its cell, so the cells are read one
+                # by one too
+                cell_quantities = table_cell_quantities(evidence)
                 missing = [q for q in missing if not contains_quantity(q, cell_quantities)]
             if missing:
                 return (f"the evidence does not contain {', '.join(q.text for q in missing)} "
@@ -256,10 +257,27 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
     return None
 
 
-def csv_cell_quantities(evidence: str) -> list[Quantity]:
-    """The figures of CSV rows read cell by cell ('Transportation equipment,613,636' holds 613 and 636)."""
-    cells = [c for row in csv.reader(evidence.splitlines()) for c in row]
-    return [q for c in cells for q in quantities_of(c, evidence=True)]
+# what stands between the cells of a row: a pipe, a tab, a run of spaces (page text), a list item's dash
+_CELL_BREAK = re.compile(r"[ \t]*\|[ \t]*|\t|[ \t]{2,}|^[ \t]*(?:-[ \t]+)+")
+
+
+def table_cell_quantities(evidence: str) -> list[Quantity]:
+    """The figures of table rows read cell by cell: a CSV row ('Transportation equipment,613,636' holds 613
+    and 636), pipe, page-text and list rows; a cell holding only '(598)' is a negative, not an enumerator."""
+    lines = evidence.splitlines()
+    rows = [*csv.reader(lines), *(_CELL_BREAK.split(line) for line in lines)]
+    cells = [c for row in rows if len(row) > 1 for c in row]  # a line that is no row is prose, read as such
+    return [q for c in dict.fromkeys(c.strip() for c in cells) if c for q in _parse_cell(c)]
+
+
+@lru_cache(maxsize=2048)
+def _parse_cell(text: str) -> tuple[Quantity, ...]:
+    from pytest_auditfence.claims.quantities import parse_quantities
+
+    try:
+        return tuple(parse_quantities(text, years=False, words=True, cell=True))
+    except Exception:  # noqa: BLE001 - as in _parse_for_gate: the gate decides on any text
+        return ()
 
 
 def finding_kind(finding: str) -> str:
@@ -320,8 +338,8 @@ def derivation_problem(claim: str, evidence: str, formula: str, *, atom: str | N
     if not operands:
         return f"formula {formula!r} names no operands"
     evidence_quantities = quantities_of(evidence, evidence=True)
-    if not any(contains_quantity(o, evidence_quantities) for o in operands) and "," in evidence:
-        evidence_quantities = csv_cell_quantities(evidence)  # a CSV row's cells, as for a placed figure
+    if not any(contains_quantity(o, evidence_quantities) for o in operands):
+        evidence_quantities = table_cell_quantities(evidence)  # a table row's cells, as for a placed figure
     if not any(contains_quantity(o, evidence_quantities) for o in operands):
         return f"the evidence holds none of the operands of {formula!r}"
     if conversion:

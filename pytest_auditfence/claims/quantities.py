@@ -341,9 +341,10 @@ class _Parser:
 
     def __init__(
         self, text: str, scale_context: float | None, unit_context: str | None, offset: int, years: bool = True,
-        words: bool = False,
+        words: bool = False, cell: bool = False,
     ):
         self.text = text
+        self.cell = cell
         self.years = years
         self.words = words
         self.scale_context = scale_context
@@ -484,6 +485,8 @@ class _Parser:
             cm = _CITATION.match(text, lb)
             if cm is not None and cm.end() >= num_end:
                 return cm.end()
+        if self.cell:
+            return None  # a table cell holding one figure: '(23)' is a negative, no enumerator '(1)'
         line_start = text.rfind("\n", 0, num_start) + 1
         nxt = text[num_end:num_end + 2]
         if _ENUM_PREFIX.fullmatch(text, line_start, num_start) and num_end - num_start <= 3:
@@ -858,6 +861,7 @@ def parse_quantities(
     offset: int = 0,
     years: bool = True,
     words: bool = False,
+    cell: bool = False,
 ) -> list[Quantity]:
     """Every quantity in `text`, in order, with spans shifted by `offset`.
 
@@ -866,11 +870,13 @@ def parse_quantities(
     `years=False` reads a bare 1800-2100 as a number, for a numeric field ("revenue: 2024").
     `words=True` also reads spelled-out numbers that carry a unit ("six hours", "two to three days"):
     sources say it that way, and a report's "6 hours" is then the same figure.
+    `cell=True`: `text` is one table cell holding a figure, so '(23)' is the negative an accountant writes,
+    not the enumerator '(1)' of a list.
     """
     _require_text(text, "parse_quantities(text=...)")
     if not text:
         return []
-    return _Parser(text, scale_context, unit_context, offset, years, words).run()
+    return _Parser(text, scale_context, unit_context, offset, years, words, cell).run()
 
 
 # --------------------------------------------------------------------------------------------------

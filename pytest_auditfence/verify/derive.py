@@ -13,7 +13,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    ClaimSubject, about_subject, claim_subject, find_atom, locate, metrics_of, other_period, row_named,
+    ClaimSubject, about_subject, claim_subject, find_atom, locate, metrics_of, other_period, row_named, row_stems,
     stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -205,9 +205,11 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             continue
         row = (o.file, label.row, label.section, label.caption)
         rows.setdefault(row, []).append(o)
-        stems = subject_keys(label.row) or subject_keys(label.column_text)
+        stems = row_stems(label)
         score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
-        if row_named(subject, label):
+        if row_named(subject, label) and not other_period(own, label):
+            # a column's rows are compared within the claim's own periods: the period before one, added above
+            # for a change along a row, is never the claim's in a column ('the 2019 share' is no 2018 share)
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
     named = _named_rows(score)
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]

@@ -13,9 +13,9 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
-from pytest_auditfence.verify.tables import CellLabel, Period, periods_in
+from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
-from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, content_words, label_of, record_periods, table_words
+from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
 
 
 # A source line up to this long is a structured field ("price: 1,234", a table row): a number on it is
@@ -70,6 +70,7 @@ def _subject_keys(text: str) -> frozenset[str]:
     claim finds the spelled-out subject in a source."""
     units = quantities.UNIT_WORDS
     keys = {subject_stem(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    keys.update(abbreviations(text))
     for run in _CAPITALISED_RUN.finditer(text):
         initials = "".join(w[0] for w in run.group().split()).lower()
         for size in range(3, len(initials) + 1):
@@ -246,8 +247,10 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
             periods.update((year, "") for year in range(lo, hi + 1))
     if not periods and claim.context:
         periods.update(periods_in(claim.context))
-    return ClaimSubject(frozenset(_claim_keys(claim)), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
-                        frozenset(periods))
+    # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
+    keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
+    return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
+                        within_year(frozenset(periods), text))
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -293,11 +296,26 @@ def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
     return list(dict.fromkeys(words))[:8]
 
 
+_TOTAL = re.compile(r"(?i)\btotal\b")
+# the key a claim or a row label holds when it says 'total': 'total' is a stopword (it names no subject on its
+# own), but a total row ('Total current tax expense') is another row than its parts ('UK current tax expense')
+TOTAL_KEY = "total"
+
+
+def row_stems(label: CellLabel) -> set[str]:
+    """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
+    'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
+    other words that begins with it; for a row without words, its column's."""
+    stems = ({subject_stem(w) for w in content_words(label.row)} | set(abbreviations(label.row))) & subject_keys(label.row)
+    if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
+        stems.add(TOTAL_KEY)
+    return stems or subject_keys(label.column_text)
+
+
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
-    """Does the claim name the cell's row itself: every stem of the row label (or, for a row without
-    words, of its column) among the claim's? A looser overlap may back a found figure but never makes a
-    different figure a contradiction."""
-    keys = subject_keys(label.row) or subject_keys(label.column_text)
+    """Does the claim name the cell's row itself: every stem of the row label (see `row_stems`) among the
+    claim's? A looser overlap may back a found figure but never makes a different figure a contradiction."""
+    keys = row_stems(label)
     return bool(keys) and keys <= subject.keys
 
 
@@ -331,7 +349,8 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     shared = len(subject_keys(label.subject_text) & subject.keys)
     for o in subject_cells(claim, index, subject, limit=200):
         other = index.label(o)
-        if o.file != file or other is None or other.row == label.row or not row_named(subject, other):
+        if o.file != file or other is None or (other.row, other.section) == (label.row, label.section) \
+                or not row_named(subject, other):
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
@@ -347,7 +366,7 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
     cached = index.memo.get(key)
     if cached is not None:
         return cached
-    words = content_words(claim.claim + "\n" + (claim.context or ""))
+    words = content_words(claim.claim + "\n" + (claim.context or "")) + abbreviations(claim.claim)
     found: set[tuple[int, int]] = set()
     backs: dict[CellLabel, bool] = {}  # the sources of one capture repeat their rows' labels, period by period
     for word in words:
@@ -399,7 +418,7 @@ def conflicting_cell(
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
             continue
         row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
-        best.append((len(subject_keys(label.row) or subject_keys(label.column_text)), o, label))
+        best.append((len(row_stems(label)), o, label))
     if not best or any(w.lower() not in row_words for w in COMPUTED.findall(claim.claim)):
         return None
     top = max(score for score, _, _ in best)
@@ -485,11 +504,7 @@ def sentence_quarters(text: str, start: int, end: int) -> set[str]:
     its sentence names up to the end of the figure's own clause ('In the third quarter, net income was $50
     million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
     figure stated for other quarters only is not the figure of the claim's quarter."""
-    lo = max(0, start - 300)
-    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
-    first = breaks[-1] if breaks else lo
-    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
-    return _quarters(text[first:after.start() if after else min(len(text), end + 200)])
+    return _quarters(_sentence_around(text, start, end))
 
 
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
@@ -497,12 +512,20 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
     away may be any figure's)."""
     after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))
-    if after is not None:
-        return periods_in(after.group())
-    before = _PERIOD_BEFORE.search(text, max(0, start - 60), start)
-    if before is not None:
-        return periods_in(before.group())
-    return frozenset()
+    before = _PERIOD_BEFORE.search(text, max(0, start - 60), start) if after is None else None
+    attached = after or before
+    if attached is None:
+        return frozenset()
+    # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
+    return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence of a prose figure, up to the end of the figure's clause."""
+    lo = max(0, start - 300)
+    breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+    after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
+    return text[breaks[-1] if breaks else lo:after.start() if after else min(len(text), end + 200)]
 
 
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))

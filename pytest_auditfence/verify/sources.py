@@ -104,6 +104,18 @@ def _word_parts(word: str) -> tuple[str, ...]:
 CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
+# Two capitals standing alone name a subject as a word does ('UK', 'US', 'EU' as a row of a revenue by country
+# table), though `content_words` keeps words of three letters or more only
+_ABBREVIATION = re.compile(r"(?<![A-Za-z0-9$€£¥])[A-Z]{2}(?![A-Za-z0-9$€£¥])")
+
+
+def abbreviations(text: str) -> list[str]:
+    """The two-capital abbreviations of `text`, lower-cased, in order, each once ('from UK' -> ['uk']); a
+    stopword is none ('FY', 'Q1', 'BN' name no subject)."""
+    found = (m.group().lower() for m in _ABBREVIATION.finditer(text))
+    return list(dict.fromkeys(word for word in found if word not in STOPWORDS))
+
+
 def _index_file(loaded: LoadedFile) -> FileIndex:
     """Parse the file once. Table cells (every form `tables.read_tables` knows) are read with their table's
     scale and unit and labelled with their row, column and period; their words are the label's, not the
@@ -152,7 +164,7 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
 
 @lru_cache(maxsize=4096)
 def _label_words(text: str) -> list[str]:
-    return content_words(text)
+    return content_words(text) + abbreviations(text)
 
 
 def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
@@ -161,14 +173,14 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None]) -> None:
     text = loaded.text[cell.start:cell.end]
     label = cell.label
     read = quantities.parse_quantities(text, scale_context=label.scale, unit_context=label.unit, offset=cell.start,
-                                       years=False)
+                                       years=False, cell=True)
     if len(read) != 1:
         return
     line = loaded.line_of(cell.start)
     cell_words = _label_words(f"{label.subject_text} {label.column_text} {label.caption}")
     add(read[0], line, cell_words, False, label)
     if label.scale is not None or label.unit is not None:
-        bare = quantities.parse_quantities(text, offset=cell.start, years=False)
+        bare = quantities.parse_quantities(text, offset=cell.start, years=False, cell=True)
         if len(bare) == 1 and bare[0].value != read[0].value or len(bare) == 1 and bare[0].kind != read[0].kind:
             add(bare[0], line, cell_words, True, label)
 

@@ -102,6 +102,47 @@ def periods_in(text: str) -> frozenset[Period]:
     return frozenset(found)
 
 
+# quarters or halves named apart from a year: 'Fiscal 2018' over 'First' over 'Quarter' in a header, 'the second
+# and first quarter in fiscal 2019' in a claim
+_ORDINAL = r"(?:first|second|third|fourth|1st|2nd|3rd|4th)"
+_PART_WORDS = re.compile(
+    rf"(?i)\b(?P<ords>{_ORDINAL}(?:[ \t]*(?:,[ \t]*|[ \t]+)(?:and[ \t]+|or[ \t]+|to[ \t]+)?{_ORDINAL})*)"
+    rf"[ \t-]+(?P<unit>quarter|half)s?\b|\b(?P<q>Q[1-4]|H[12])\b")
+_ORDINAL_NUMBER = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+
+
+def parts_named(text: str) -> set[str]:
+    """The quarters and halves `text` names, with or without a year: {'Q2', 'Q1'} for 'the second and first
+    quarter', {'H1'} for 'first half'."""
+    parts = set()
+    for m in _PART_WORDS.finditer(text):
+        if m.group("q"):
+            parts.add(m.group("q").upper())
+            continue
+        letter, last = ("Q", 4) if m.group("unit").lower() == "quarter" else ("H", 2)
+        for word in re.findall(_ORDINAL, m.group("ords"), re.IGNORECASE):
+            number = _ORDINAL_NUMBER[word.lower()]
+            if number <= last:
+                parts.add(f"{letter}{number}")
+    return parts
+
+
+def within_year(found: frozenset[Period], text: str) -> frozenset[Period]:
+    """Years named with parts apart from them: each year's quarters (or halves) that `text` names as well
+    ('Fiscal 2018' with 'First Quarter' is Q1 2018, 'first-quarter margin in fiscal 2018 and 2019' Q1 of each);
+    `found` itself when it names a part already or `text` names none."""
+    if not found or any(part for _, part in found):
+        return found
+    return frozenset((year, part) for year, _ in found for part in parts_named(text)) or found
+
+
+def column_periods(columns: tuple[str, ...]) -> frozenset[Period]:
+    """The periods a column's header cells name together: each cell's own, and a year's quarter or half when
+    one cell names the year and others the part ('Fiscal 2018' / 'First' / 'Quarter' is Q1 2018)."""
+    found = frozenset(p for c in columns for p in periods_in(c))
+    return within_year(found, " ".join(columns)) if len(parts_named(" ".join(columns))) == 1 else found
+
+
 def format_period(period: Period) -> str:
     year, part = period
     return f"{part} {year}" if part else str(year)
@@ -126,6 +167,24 @@ _BARE_YEAR = re.compile(rf"[\s*_]*{_YEAR}[\s*_]*")
 def _is_period(text: str) -> bool:
     stripped = text.strip().strip("*_")
     return bool(stripped) and bool(periods_in(stripped)) and not _is_figure(stripped)
+
+
+# words that say when, not what: a cell of these and a period is a period ('Year ended December 31, 2019')
+_WHEN_WORDS = frozenset(
+    "fiscal year years ended ending end as of at the for quarter quarters month months period periods week weeks "
+    "through to and from first second third fourth half".split()) | frozenset(
+    name for m in vocabulary.MONTH_NAMES for name in (m.lower(), m.lower()[:3], m.lower()[:4]))
+
+
+def _is_label(text: str) -> bool:
+    """Words that name a row: no figure, no placeholder, and no bare period; a label that names a period among
+    other words is still a label ('4.875% Senior Notes due December 2022', 'Nonvested at January 1, 2018')."""
+    if _is_figure(text) or _is_empty(text):
+        return False
+    if not _is_period(text):
+        return True
+    words = [w for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text)) if w.lower() not in _WHEN_WORDS]
+    return bool(words)
 
 
 def _is_empty(text: str) -> bool:
@@ -300,6 +359,7 @@ def _has_digit_cell(grid: _Grid, text: str) -> bool:
 
 _GAP = re.compile(r"[ \t]{2,}|\t")
 _MAX_PROSE = 100
+_HEADER_CELLS = 3  # a line wider than prose is a header when it holds this many cells apart (prose has one)
 
 
 def _pdf_cells(pos: int, line: str) -> list[tuple[int, int]]:
@@ -347,9 +407,10 @@ def _pdf_grids(text: str) -> list[_Grid]:
                 current.rows.extend(pending)
             pending = []
             current.rows.append(cells)
-        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and any(map(_is_period, texts))) \
-                and all(_is_header_text(t) for t in texts):
-            # a header of periods (as long as the labels are wide, when its cells stand apart), or a section row
+        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and any(map(_is_period, texts))
+              or len(cells) >= _HEADER_CELLS) and all(_is_header_text(t) for t in texts):
+            # a header of periods (as long as the labels are wide, when its cells stand apart), a header of
+            # several words apart ('Amount   % of total revenue   Amount ...'), or a section row
             pending.append(cells)
             if len(pending) > 4:
                 pending.pop(0)
@@ -400,6 +461,10 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     if first_data is None:
         return []
     headers = rows[:first_data]
+    # a header line that only states the scale ('(In thousands, except percentages)') is the table's caption,
+    # not a column: 'percentages' makes no column a column of percentages
+    stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
+    headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
     if grid.right_aligned:
         # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
@@ -410,7 +475,17 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             if a - (text.rfind("\n", 0, a) + 1) > margin_width + 2:
                 break
             section = headers.pop()[0][2].rstrip(":")
-    caption = _caption_above(text, grid.start)
+    else:
+        # a row above the first figures whose only words stand in the labels' column ('"" | "" | United Kingdom
+        # corporation tax:' of records rendered as rows) is the first section, not a header
+        label_at = next((k for k, (_, _, t) in enumerate(rows[first_data]) if _is_label(t)), None)
+        while headers and label_at is not None:
+            filled = [(k, t) for k, (_, _, t) in enumerate(headers[-1]) if not _is_empty(t)]
+            if len(filled) != 1 or filled[0][0] != label_at or not _is_label(filled[0][1]):
+                break
+            headers.pop()
+            section = section or filled[0][1].rstrip(":")
+    caption = " ".join([_caption_above(text, grid.start), *(row[0][2] for row in stated)]).strip()
     caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
     header_text = " ".join(t for row in headers for _, _, t in row)
     if caption_scale is None and caption_unit is None and header_text:
@@ -452,7 +527,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     for row in rows[first_data:]:
         texts = [t for _, _, t in row]
         # the row label: its first cell of words (records rendered as rows put it last: '140 | 151 | Revenue')
-        label = next((t for t in texts if not _is_figure(t) and not _is_period(t) and not _is_empty(t)), "")
+        label = next((t for t in texts if _is_label(t)), "")
         figures = [(k, cell) for k, cell in enumerate(row) if _is_figure(cell[2])]
         # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
         slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
@@ -477,7 +552,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))
-            periods = row_periods | frozenset(p for c in columns for p in periods_in(c))
+            periods = row_periods | column_periods(columns)
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
@@ -487,6 +562,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             if column_cue is not None and not column_cue.date:
                 scale = column_cue.scale if column_cue.scale is not None else scale
                 unit = column_cue.currency or ("%" if column_cue.percent else unit)
+                scale = None if unit == "%" else scale  # a percentage has no scale ('% of total revenue')
             if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
                 scale, unit = None, "%"
             elif except_per_share and _PER_SHARE.search(label):
@@ -636,4 +712,5 @@ def read_tables(text: str) -> list[Cell]:
     return cells
 
 
-__all__ = ["Cell", "CellLabel", "Period", "format_period", "periods_in", "read_tables"]
+__all__ = ["Cell", "CellLabel", "Period", "column_periods", "format_period", "parts_named", "periods_in", "read_tables",
+           "within_year"]
