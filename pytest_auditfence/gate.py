@@ -93,6 +93,11 @@ def content_words(text: str) -> set[str]:
     return words
 
 
+@lru_cache(maxsize=4096)
+def _frozen_words(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
 def quantities_of(text: str, *, evidence: bool = False) -> list[Quantity]:
     """The quantities of `text`; a parser failure counts as none (the gate then asks for content words).
     In evidence a table cell '2031' is an amount and 'six hours' a duration. Memoised by text: every
@@ -187,8 +192,14 @@ def reference_tokens(text: str) -> set[str]:
 
 
 def query_belongs(query: str, claim: str, extra_atoms: str = "") -> bool:
-    """Does a search for `query` belong to `claim`: a shared content word or a shared quantity?"""
-    if content_words(query) & content_words(f"{claim} {extra_atoms}"):
+    """Does a search for `query` belong to `claim`: a shared content word or a shared quantity? Memoised:
+    every submission asks it of each recent query again, and a claim's atoms are submitted one by one."""
+    return _query_belongs(query, claim, extra_atoms)
+
+
+@lru_cache(maxsize=4096)
+def _query_belongs(query: str, claim: str, extra_atoms: str) -> bool:
+    if _frozen_words(query) & _frozen_words(f"{claim} {extra_atoms}"):
         return True
     found = quantities_of(query)
     return any(contains_quantity(q, found) for q in quantities_of(f"{claim} {extra_atoms}"))

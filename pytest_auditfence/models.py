@@ -80,10 +80,14 @@ class Quantity(_Model):
         instead of a new one per instance: a third less memory per figure. The shared set is never changed:
         pydantic only adds to it the name of a field assigned, and every field's name is already in it.
         Any other call is pydantic's own."""
-        if _fields_set is not None or cls is not Quantity or values.keys() != _QUANTITY_FIELDS.keys():
+        if _fields_set is not None or cls is not Quantity:
             return super().model_construct(_fields_set, **values)
+        if tuple(values) != _QUANTITY_ORDER:  # the fields in another order (or not all): pydantic's order
+            if values.keys() != _QUANTITY_FIELDS.keys():
+                return super().model_construct(_fields_set, **values)
+            values = {name: values[name] for name in _QUANTITY_FIELDS}
         m = cls.__new__(cls)
-        _set(m, "__dict__", {name: values[name] for name in _QUANTITY_FIELDS})
+        _set(m, "__dict__", values)  # a new dict made for this call, in the fields' order
         _set(m, "__pydantic_fields_set__", _QUANTITY_ALL_SET)
         _set(m, "__pydantic_extra__", None)
         _set(m, "__pydantic_private__", None)
@@ -92,6 +96,7 @@ class Quantity(_Model):
 
 _QUANTITY_FIELDS = dict.fromkeys(Quantity.model_fields)
 _QUANTITY_ALL_SET = set(_QUANTITY_FIELDS)
+_QUANTITY_ORDER = tuple(_QUANTITY_FIELDS)
 _set = object.__setattr__
 
 

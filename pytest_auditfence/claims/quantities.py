@@ -150,6 +150,24 @@ _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _PREFIX = re.compile(
     rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?(?P<dot>\.)?$"
 )
+# What a non-empty `_PREFIX` match can end with before its number: a sign or the dot, or a currency symbol or
+# code, then at most two spaces (the code's own and the one after it, 'USD  5'). A number after none of
+# these has no prefix, and the search (a third of a plain number's reading) is skipped.
+_PREFIX_ENDINGS = tuple(sorted({*_CURRENCY_SYMBOLS, *_CURRENCY_CODES}))
+
+
+def _may_have_prefix(text: str, num_start: int) -> bool:
+    """False only where `_PREFIX` can match nothing but the empty string right before `num_start`."""
+    last = num_start - 1
+    if last < 0:
+        return False
+    if text[last] in _SIGNS or text[last] in ".\n":
+        return True  # ('\n': a non-multiline '$' also matches before a newline that ends the window)
+    while last >= num_start - 2 and last >= 0 and text[last] in " \u00a0":
+        last -= 1
+    return text.endswith(_PREFIX_ENDINGS, 0, last + 1)
+
+
 _SP = r"[ \u00a0\u202f]?"
 _PERCENT = re.compile(
     r"(?a)" + _SP + r"(?:(?P<pp>(?i:percentage[ -]points?|per[ ]?cent(?:age)?[ -]points?|pp|ppts?)\b)"
@@ -270,6 +288,13 @@ def _unit_suffix(text: str, pos: int, currency: str | None) -> _Suffix | None:
 
 def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
     """Everything a number carries after it: percent, ratio, temperature, scale and unit."""
+    if pos >= len(text) or _ends_a_number(text[pos]):
+        # nothing can follow: no pattern of `_read_suffix` starts at the end of the text or with such a character
+        return _Suffix(pos, "currency", currency) if currency is not None else _Suffix(pos)
+    return _read_suffix(text, pos, currency)
+
+
+def _read_suffix(text: str, pos: int, currency: str | None) -> _Suffix:
     m = _PERCENT.match(text, pos)
     if m:
         if m.group("bps"):
@@ -310,6 +335,19 @@ def _suffix(text: str, pos: int, currency: str | None) -> _Suffix:
     if currency is not None:
         return _Suffix(pos, "currency", currency)
     return _Suffix(pos)
+
+
+# The characters a suffix pattern of `_suffix` can start with are letters and digits, any non-ASCII character
+# (°, ×, ¢, and what a case-insensitive match folds to a letter), the spaces before a word, '-' and '%', and
+# the first characters of the vocabulary's units and currency words; after any other ('\n', ',', ')', ';')
+# a number carries nothing.
+_SUFFIX_FIRST = frozenset(" \u00a0\u202f-%") | {
+    word[0] for word in (*_CASED_SYMBOLS, *_UNITS, *_CURRENCY_WORDS, *vocabulary.PHYSICAL_WORDS)
+}
+
+
+def _ends_a_number(ch: str) -> bool:
+    return ch.isascii() and not ch.isalnum() and ch not in _SUFFIX_FIRST
 
 
 def _decimals(num: str) -> int:
@@ -507,7 +545,7 @@ class _Parser:
         structural = self._structural(num_start, num_end)
         if structural is not None:
             return self._skip(structural)
-        pm = _PREFIX.search(text, max(0, num_start - 10), num_start)
+        pm = _PREFIX.search(text, max(0, num_start - 10), num_start) if _may_have_prefix(text, num_start) else None
         sign = pm.group("sign") if pm else None
         cur = pm.group("cur") if pm else None
         start = pm.start() if pm and pm.start() < num_start else num_start

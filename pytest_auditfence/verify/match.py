@@ -45,9 +45,10 @@ MIN_NEIGHBOURHOOD = 10
 _INFLECTIONS = ("ing", "ed", "e")
 
 
+@lru_cache(maxsize=1 << 16)
 def subject_stem(word: str) -> str:
     """A crude stem ('donors' ~ 'donor', 'baked' ~ 'bake', 'growing' ~ 'grow', 'pre-heat' ~ 'preheat'):
-    enough to tell the same subject in two texts."""
+    enough to tell the same subject in two texts (memoised: each claim stems the unit words again)."""
     word = word.replace("-", "")
     if word.endswith("s") and len(word) > 3:
         word = word[:-1]
@@ -362,25 +363,23 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
-    key = (claim.claim, claim.context, subject, limit)
+    words = content_words(claim.claim + "\n" + (claim.context or "")) + abbreviations(claim.claim)
+    key = ("subject cells", tuple(words), subject, limit)  # claims of one subject in other words share it
     cached = index.memo.get(key)
     if cached is not None:
         return cached
-    words = content_words(claim.claim + "\n" + (claim.context or "")) + abbreviations(claim.claim)
-    found: set[tuple[int, int]] = set()
+    result: list[Observed] = []
     backs: dict[CellLabel, bool] = {}  # the sources of one capture repeat their rows' labels, period by period
-    for word in words:
-        for f, item in index.labelled_with(word):
-            if (f, item) in found:
-                continue
-            label = index.files[f].labels[item]
-            ok = backs.get(label)
-            if ok is None:
-                ok = backs[label] = cell_backs(subject, label)
-            if ok:
-                found.add((f, item))
-    ordered = sorted(found)[:limit]
-    result = index.memo[key] = [Observed(index.files[f].quantities[i].value, f, i) for f, i in ordered]
+    for f, item in index.labelled_with_any(words) if limit > 0 else ():
+        label = index.files[f].labels[item]
+        ok = backs.get(label)
+        if ok is None:
+            ok = backs[label] = cell_backs(subject, label)
+        if ok:
+            result.append(Observed(index.files[f].quantities[item].value, f, item))
+            if len(result) == limit:
+                break
+    index.memo[key] = result
     return result
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from math import floor, log10
@@ -266,6 +266,15 @@ class SourceIndex:
                         self._labelled.setdefault(w, []).extend(cells)
         return self._labelled.get(word, [])
 
+    def labelled_with_any(self, words: Iterable[str]) -> Iterator[tuple[int, int]]:
+        """(file, item) of the table cells whose label holds one of `words`, each once, in source order: the
+        words' lists (each in source order) merged lazily, so a caller that wants the first few stops early."""
+        previous = None
+        for cell in heapq.merge(*(self.labelled_with(word) for word in words)):
+            if cell != previous:
+                previous = cell
+                yield cell
+
     def label(self, observed: Observed) -> CellLabel | None:
         """The table cell an observed figure is, with its row, column and period; None outside tables."""
         return self.files[observed.file].labels.get(observed.item)
@@ -318,7 +327,15 @@ class SourceIndex:
                 yield Observed(found, f, i)
 
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
-        """The `limit` observations on lines holding most of `words`, best first, then in source order."""
+        """The `limit` observations on lines holding most of `words`, best first, then in source order (memoised
+        for the index's life: the atoms of one claim, and claims of one subject, ask it with the same words)."""
+        key = ("with words", tuple(words), limit)
+        cached = self.memo.get(key)
+        if cached is None:
+            cached = self.memo[key] = self._with_words(words, limit)
+        return list(cached)
+
+    def _with_words(self, words: Sequence[str], limit: int) -> list[tuple[int, Observed]]:
         scored: dict[tuple[int, int], int] = {}
         for f, index in enumerate(self.files):
             for word in words:

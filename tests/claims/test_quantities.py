@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.claims import quantities
 from pytest_auditfence.claims.quantities import (
     formula_constants,
     period_mentions,
@@ -590,3 +591,46 @@ def test_scanner_leaves_spans_read_elsewhere_unparsed_and_keeps_everything_else(
     assert {"987", "1 ounce", "41.3%", "$2.5 billion"} <= {k[2] for k in skipped}
     assert set(skipped) <= set(full)
     assert [k for k in skipped if outside(k)] == [k for k in full if outside(k)]
+
+
+# -- the reader's shortcuts agree with the patterns they skip ---------------------------------------------
+
+_AROUND = [" ", "\u00a0", "\n", "\t", "-", "−", "+", ".", ",", "(", "s", "R", "Rs", "Rs.", "US", "U.S.", "x",
+           "was", "FY", "#", "'"] + list(quantities._PREFIX_ENDINGS)
+
+
+def _windows(pieces: list[str], length: int) -> list[str]:
+    """Every string of up to `length` pieces (a deterministic, exhaustive set of short contexts)."""
+    out, level = [""], [""]
+    for _ in range(length):
+        level = [w + p for w in level for p in pieces]
+        out += level
+    return out
+
+
+def test_prefix_shortcut_skips_only_where_the_pattern_matches_nothing() -> None:
+    """Where `_may_have_prefix` says no, `_PREFIX` finds only the empty match right before the number."""
+    skipped = 0
+    for before in _windows(_AROUND, 3):
+        text = before + "5"
+        n = len(before)
+        if not quantities._may_have_prefix(text, n):
+            skipped += 1
+            assert quantities._PREFIX.search(text, max(0, n - 10), n).span() == (n, n), repr(before)
+    assert skipped > 1000
+
+
+def test_suffix_shortcut_gives_what_the_full_reading_gives() -> None:
+    """After the characters `_suffix` reads nothing for (and at the end of the text), the full reading finds
+    nothing either, with and without a currency."""
+    bare = [chr(c) for c in range(128) if quantities._ends_a_number(chr(c))]
+    assert "\n" in bare and "," in bare and not any(c.isalnum() or c in " -%" for c in bare)
+    tails = ["", " million", "million", "km", "%", "x", " percent", "F", "°C", "bn", " dollars", "¢", "Â°", "in.",
+             " in. of", "K", "ſ", "m²", "/kg"]
+    for ch in bare:
+        for tail in tails:
+            text = "5" + ch + tail
+            for currency in (None, "USD"):
+                assert quantities._suffix(text, 1, currency) == quantities._read_suffix(text, 1, currency)
+    for currency in (None, "USD"):
+        assert quantities._suffix("5", 1, currency) == quantities._read_suffix("5", 1, currency)

@@ -75,3 +75,48 @@ def test_record_periods_memo_is_keyed_by_content_and_line(tmp_path: Path) -> Non
     assert first == again
     assert first[0] == frozenset(periods_in("2022")) and first[1] == frozenset(periods_in("2023"))
     assert first[0] != first[1]
+
+
+def _table_sources(tmp_path: Path) -> tuple[SourceIndex, list[Source]]:
+    (tmp_path / "tools").mkdir()
+    for n, scale in (("a", 1), ("b", 2), ("c", 3)):
+        rows = "".join(f"| {row} | {scale * 100 + i:,} | {scale * 90 + i:,} |\n"
+                       for i, row in enumerate(("Revenue", "Cost of revenue", "Gross profit", "Net income")))
+        (tmp_path / "tools" / f"{n}.txt").write_text(
+            f"Income statement (in millions)\n| Item | FY2024 | FY2023 |\n|---|---|---|\n{rows}", encoding="utf-8")
+    sources = [Source.from_file(tmp_path, f"tools/{n}.txt", node="n", kind="tool_call") for n in "abc"]
+    return SourceIndex.build(tmp_path, sources), sources
+
+
+def test_labelled_with_any_is_the_sorted_union_of_each_words_cells(tmp_path: Path) -> None:
+    index, _ = _table_sources(tmp_path)
+    words = ["revenue", "income", "profit", "revenue"]
+    union = sorted({cell for word in words for cell in index.labelled_with(word)})
+    assert len(union) > len(index.labelled_with("revenue"))
+    assert list(index.labelled_with_any(words)) == union
+    assert list(index.labelled_with_any([])) == [] and list(index.labelled_with_any(["absent"])) == []
+
+
+def test_subject_cells_are_the_first_backing_cells_in_source_order_for_any_limit(tmp_path: Path) -> None:
+    """The lazy merge stops at `limit`; what it returns is the head of the full answer, whichever the limit, and
+    two claims in the same words (other figures) share one answer."""
+    from pytest_auditfence.claims.quantities import parse_quantities
+    from pytest_auditfence.models import ClaimRecord
+    from pytest_auditfence.verify.match import cell_backs, claim_subject, subject_cells
+
+    index, _ = _table_sources(tmp_path)
+
+    def record(text: str) -> ClaimRecord:
+        return ClaimRecord(id="c", claim=text, start=0, end=len(text), quantities=parse_quantities(text))
+
+    claim = record("Revenue was $201 million in FY2024.")
+    subject = claim_subject(claim)
+    every = [(f, i) for f, i in sorted({c for w in ("revenue",) for c in index.labelled_with(w)})
+             if cell_backs(subject, index.files[f].labels[i])]
+    assert len(every) >= 3
+    for limit in (0, 1, 2, len(every), len(every) + 5):
+        found = subject_cells(claim, index, subject, limit=limit)
+        assert [(o.file, o.item) for o in found] == every[:limit]
+        assert all(o.value == index.quantity(o).value for o in found)
+    other = record("Revenue was $305 million in FY2024.")
+    assert subject_cells(other, index, claim_subject(other), limit=2) == subject_cells(claim, index, subject, limit=2)
