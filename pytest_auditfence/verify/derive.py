@@ -13,7 +13,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    ClaimSubject, about_subject, claim_subject, find_atom, locate, metrics_of, other_period, row_named,
+    ClaimSubject, about_subject, claim_subject, clause_outnamed, find_atom, locate, metrics_of, other_period, row_named,
     stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -84,6 +84,22 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
             and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys))
 
 
+def one_subject(index: SourceIndex, a: Observed, b: Observed, keys: set[str]) -> bool:
+    """Are two table cells about one subject of the claim ('Apple' of two years)? Two rows that each carry a
+    stem the claim names that the other lacks ('Apple revenue', 'Huawei revenue') are two subjects, and the
+    difference of their rates is no figure of either. A prose figure is another subject's when its clause of a
+    'respectively' sentence is (see `clause_outnamed`)."""
+    la, lb = index.label(a), index.label(b)
+    if la is None or lb is None:
+        for o, label in ((a, la), (b, lb)):
+            q = index.quantity(o)
+            if label is None and clause_outnamed(index.loaded(o.file).text, q.start, q.end, keys):
+                return False
+        return True
+    ka, kb = keys & subject_keys(la.subject_text), keys & subject_keys(lb.subject_text)
+    return not (ka - kb and kb - ka)
+
+
 def shown(q: Quantity) -> str:
     """An operand as a formula writes it: a negative figure signed and in parentheses ('(-5,637)' for a cell
     '(5,637)'), so that the gate, which reads a formula's parentheses as grouping, computes with its sign."""
@@ -136,7 +152,7 @@ def derive_figure(
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
-                                and significant_digits(q.text) >= 2):
+                                and one_subject(index, a, b, keys) and significant_digits(q.text) >= 2):
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
             elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
@@ -211,7 +227,11 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
     named = _named_rows(score)
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
-    groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    groups += by_column
+    # a pair of a column's cells is of every row the claim names there ('deferred revenue and accrued warranty
+    # over gross deferred tax assets' is no ratio of two of the three)
+    pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
     series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
@@ -232,7 +252,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         na, nb = complete.get((a.file, a.item)), complete.get((b.file, b.item))
         return na is not None and nb is not None and na != nb and index.label(a).periods != index.label(b).periods
 
-    for members in groups:
+    for members in pairs:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, apart=apart)
         if found is not None:
             return found
@@ -258,6 +278,17 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             or _named_share(claim, q, index, own, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+
+
+def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
+    """The cells of a column of the rows a claim names, for a pair: all of them when one row's name holds the
+    others' ('Deferred revenue' holds 'Revenue'), those of the two rows that name the rest when there are two,
+    none when the claim names three rows or more (a formula of two leaves one out)."""
+    keys = {o.item: frozenset(subject_keys(index.label(o).row)) for o in members}
+    widest = {k for k in keys.values() if not any(k < other for other in keys.values())}
+    if len(widest) > 2:
+        return []
+    return members if len(widest) == 1 else [o for o in members if keys[o.item] in widest]
 
 
 def _named_rows(score: dict[tuple, float]) -> list[tuple]:
