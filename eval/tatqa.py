@@ -467,6 +467,25 @@ def perturb(kind: str, fig: Figure, sec: Section, q: dict[str, Any], seed: int, 
     raise ValueError(kind)
 
 
+_WRITTEN = re.compile(r"(?P<sign>-)?[$€£¥]?(?P<number>[\d,]*\.?\d+)(?:\s*(?P<word>thousand|million|billion))?")
+
+
+def _true_as_shown(text: str, true: Figure) -> bool:
+    """Does a written figure hold the true figure at the precision it shows? A restatement in a bigger scale drops
+    digits ('$1.17 billion' for 1,173 million less 3): such a 'perturbed' figure is no wrong figure."""
+    m = _WRITTEN.search(text)
+    if m is None:
+        return False
+    written = Decimal(m.group("number").replace(",", "")) * (-1 if m.group("sign") else 1)
+    decimals = _decimals(m.group("number"))
+    factor = Decimal(1)
+    if true.scale in SCALE_FACTOR:
+        word = m.group("word")
+        factor = Decimal(SCALE_FACTOR[word] if word else 1) / SCALE_FACTOR[true.scale]
+    half = Decimal(5).scaleb(-decimals - 1) * factor
+    return abs(written * factor - true.value) <= half
+
+
 def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
     """Every report sentence of the section: each numeric answer correct, and each applicable perturbation;
     on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS (held-out sections keep the
@@ -491,8 +510,9 @@ def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
                     continue
                 figs = [changed, *figs[1:]]
             texts = [value_text(f, seed // 7) for f in figs]
-            if kind != "correct" and (texts[0] == right or n and texts[0] in written):
-                continue  # no change at the shown precision; an extra variant: a wrong figure already written
+            if kind != "correct" and (texts[0] == right or n and (texts[0] in written or _true_as_shown(texts[0], figures[0][0]))):
+                continue  # no change at the shown precision; an extra variant: a wrong figure already written, or
+                # one whose restatement still holds the true figure ('$19,410 thousand' written '$19.41 million')
             if kind != "correct":
                 written.add(texts[0])
             if np is None:  # a question that is not 'what is/was ...': state the figure after it

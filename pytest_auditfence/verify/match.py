@@ -342,12 +342,14 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
 
 def _column_keys(label: CellLabel) -> frozenset[str]:
     """Stems of the column headers of a cell that name no period ('Fair Value' of 'December 31, 2019 / Fair Value')."""
-    return frozenset(subject_keys(" ".join(c for c in label.columns if not periods_in(c))))
+    text = " ".join(c for c in label.columns if not periods_in(c))
+    # the words themselves: a header's initials ('tec' of 'Total Expected Charges') are no word a claim writes
+    return frozenset(subject_stem(w) for w in content_words(text) if w not in quantities.UNIT_WORDS and w not in _META_WORDS)
 
 
 def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
     """Does the claim name another column of the cell's row by every word of its header, two words or more
-    ('fair value'), and not the cell's own ('Carrying Amount')? Then the cell is the other column's neighbour,
+    ('fair value'), and none of the words that set the cell's own apart ('Carrying Amount')? Then the cell is the other column's neighbour,
     not the claim's figure. Words of the row label are the row's, not a column's."""
     own = _column_keys(label)
     if not own or own <= subject.keys:
@@ -360,7 +362,9 @@ def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: S
             by_row.setdefault((other.row, other.section, other.caption), set()).add(_column_keys(other))
         index.memo[memo_key] = by_row
     row_keys = subject_keys(label.subject_text)
+    # the claim names none of the words by which the cell's column differs from the other one
     return any(len(other - row_keys) >= 2 and other - row_keys <= subject.keys and other != own
+               and not (own - other) & subject.keys
                for other in by_row.get((label.row, label.section, label.caption), ()))
 
 
