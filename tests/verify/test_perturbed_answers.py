@@ -1,7 +1,9 @@
 """Issue 10, trust: wrong figures that passed as `verified` or `derived` (TAT-QA perturbations, stop 13), over
 real captured runs. Each rule with the true sentence covered and the perturbed one flagged: a header spanning a
 date's sub-columns, a figure 'for the prior year', a difference of two subjects' rates, a ratio leaving out a row
-the claim names, and a 'respectively' list paired figure by figure."""
+the claim names, a 'respectively' list paired figure by figure; then the derivations the extra perturbations
+found: quarter columns beside a total, a summand that only moves the last digit, a change's sign, a percentage
+change read as a ratio, a sibling column's pair, a sum of two of three years."""
 
 from __future__ import annotations
 
@@ -155,3 +157,101 @@ def test_a_respectively_list_pairs_each_figure_with_its_year_and_subject(audit) 
     # 27% is Mexico's 2018 share, stated in another clause of the same sentence
     assert _flagged(audit("regions", "Revenue from sales into Vietnam in 2018 was 27%.", "27%"))
     assert audit("regions", "Revenue from sales into Vietnam in 2018 was 19%.", "19%").verdict is Verdict.VERIFIED
+
+
+# -- derivations: the causes the extra perturbations of the tuning sections found (`--perturb-seeds 3`) ---------
+
+QUARTERS_PDF = """Quarterly results (in thousands, except percentages)
+
+                                                  Fiscal 2019
+                               First     Second      Third     Fourth
+                             Quarter    Quarter    Quarter    Quarter      Total
+Revenues                    $ 51,204   $ 53,890   $ 49,117   $ 47,606   $201,817
+Gross margin                   38.4%      39.9%      37.6%      36.9%      38.2%
+                                                  Fiscal 2018
+                               First     Second      Third     Fourth
+                             Quarter    Quarter    Quarter    Quarter      Total
+Revenues                    $ 48,310   $ 50,022   $ 51,774   $ 52,108   $202,214
+Gross margin                   40.6%      39.2%      38.8%      38.5%      39.3%
+"""
+
+INCOME_MD = """Income before income taxes (in millions)
+
+|  | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| United States | $71.4 | $58.2 | $49.6 |
+| Foreign | 0.3 | 0.1 | (0.1) |
+| Total | $71.7 | $58.3 | $49.5 |
+"""
+
+RESERVE_MD = """Company balance sheet (£m)
+
+|  | 2019 | 2018 |
+|---|---|---|
+| Called-up share capital | 9.3 | 9.5 |
+| Capital redemption reserve | 0.9 | 0.6 |
+| Retained earnings | 1,227.0 | 1,372.3 |
+"""
+
+SEGMENTS_MD = """Revenue from external customers (in millions)
+
+|  | 2019 | 2018 |
+|---|---|---|
+| Germany | 91.6 | 80.2 |
+| France | 44.9 | 47.3 |
+| Total revenue from external customers | 702.4 | 655.0 |
+"""
+
+BREAKDOWN_MD = """Restructuring charges by segment (in millions)
+
+| Segment | Total Expected Charges | Cumulative Charges Incurred | Remaining Expected Charges |
+|---|---|---|---|
+| Sensors | $212 | $187 | $25 |
+| Connectors | 104 | 93 | 11 |
+"""
+
+DOCUMENTS.update({"quarters": QUARTERS_PDF, "income": INCOME_MD, "reserve": RESERVE_MD, "segments": SEGMENTS_MD,
+                  "breakdown": BREAKDOWN_MD})
+
+
+def test_a_comparison_of_totals_uses_the_total_columns_not_the_quarters(audit) -> None:
+    change = "The change in the Total Gross Margin between Fiscal 2018 and 2019 was {}."
+    right = audit("quarters", change.format("1.1 percent"), "1.1 percent")  # 39.3% - 38.2%
+    assert right.verdict is Verdict.DERIVED, right.notes
+    assert _flagged(audit("quarters", change.format("0.7 percent"), "0.7 percent"))  # 40.6% - 39.9%: two quarters
+    assert _flagged(audit("quarters", change.format("1.5 percent"), "1.5 percent"))  # 38.4% - 36.9%: Q1 less Q4 2019
+
+
+def test_a_summand_of_a_few_units_of_the_last_digit_is_no_evidence(audit) -> None:
+    sentence = "The total income before income taxes in 2019 and 2018 came to {} and $58.3 million, respectively."
+    assert audit("income", sentence.format("$71.7 million"), "$71.7").verdict is Verdict.VERIFIED
+    assert _flagged(audit("income", sentence.format("$71.5 million"), "$71.5"))  # $71.4 + 0.1, $71.4 + ...
+    assert _flagged(audit("income", sentence.format("$71.3 million"), "$71.3"))  # $71.4 - 0.1
+
+
+def test_a_change_between_two_periods_keeps_its_sign(audit) -> None:
+    sentence = "The change in Capital redemption reserve in 2019 from 2018 came to {}."
+    assert audit("reserve", sentence.format("£0.3 million"), "£0.3").verdict is Verdict.DERIVED  # 0.9 - 0.6
+    assert _flagged(audit("reserve", sentence.format("-£0.3 million"), "£0.3"))  # 0.6 - 0.9: the wrong way round
+    fell = audit("reserve", "Called-up share capital decreased by £0.2 million from 2018 to 2019.", "£0.2")
+    assert fell.verdict is Verdict.DERIVED, fell.notes  # a fall stated without its sign
+
+
+def test_a_percentage_change_is_no_ratio(audit) -> None:
+    sentence = "The percentage change in revenue from external customers from Germany in 2019 from 2018 was {}."
+    right = audit("segments", sentence.format("14.21%"), "14.21%")  # (91.6 - 80.2) / 80.2
+    assert right.verdict is Verdict.DERIVED, right.notes
+    # 91.6 / 702.4 = 13.04%: Germany's share of the total, which the claim does not state
+    assert _flagged(audit("segments", sentence.format("13.04%"), "13.04%"))
+
+
+def test_a_difference_between_two_rows_is_of_the_column_the_claim_names(audit) -> None:
+    sentence = "The difference in total expected charges between Sensors and Connectors was {}."
+    assert audit("breakdown", sentence.format("$108 million"), "$108").verdict is Verdict.DERIVED  # 212 - 104
+    assert _flagged(audit("breakdown", sentence.format("$94 million"), "$94"))  # 187 - 93: cumulative charges
+
+
+def test_a_total_over_three_years_is_no_sum_of_two(audit) -> None:
+    sentence = "The total income before income taxes from 2017 to 2019 was {}."
+    assert _flagged(audit("income", sentence.format("$130.0 million"), "$130.0"))  # 71.7 + 58.3: 2017 left out
+    assert _flagged(audit("income", sentence.format("$121.2 million"), "$121.2"))  # 71.7 + 49.5: 2018 left out
