@@ -304,7 +304,11 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
 # Words that make a claimed figure an aggregate of cells ('the average rate over 2017 to 2019', 'the ratio of
 # current to non-current', 'the change in X from 2018 to 2019'): one cell holding the same digits is a chance.
 _AGGREGATE = re.compile(
-    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from))\b")
+    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from)"
+    r"|(?:increase|decrease)\s*(?:/\s*\(?(?:increase|decrease)\)?\s*)?(?:in|of)\s)")
+# 'the increase / (decrease) in X' is a change: a column of changes ('Increase (Decrease)', 'Change') names it
+_CHANGE_FAMILY = {"increase": "change", "decrease": "change"}
+_CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease|variance)\b")
 # 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
 # an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
@@ -316,8 +320,13 @@ def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
     before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
-    named = {w.lower().split()[0] for w in _AGGREGATE.findall(own)}
-    if any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before)):
+
+    def kind(words: str) -> str:
+        first = words.lower().split()[0]
+        return _CHANGE_FAMILY.get(first, first)
+
+    named = {kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
+    if any(kind(w) not in named for w in _AGGREGATE.findall(before)):
         return True
     return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
             and len(claim_subject(claim).periods) > 1)

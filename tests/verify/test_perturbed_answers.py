@@ -255,3 +255,24 @@ def test_a_total_over_three_years_is_no_sum_of_two(audit) -> None:
     sentence = "The total income before income taxes from 2017 to 2019 was {}."
     assert _flagged(audit("income", sentence.format("$130.0 million"), "$130.0"))  # 71.7 + 58.3: 2017 left out
     assert _flagged(audit("income", sentence.format("$121.2 million"), "$121.2"))  # 71.7 + 49.5: 2018 left out
+
+
+FILMS_MD = """Films released
+
+|  | 2019 | 2018 | 2017 | Increase (Decrease) 2019 vs 2018 |
+|---|---|---|---|---|
+| Hindi films | 7 | 10 | 12 | (3) |
+| Regional films | 46 | 41 | 38 | 5 |
+"""
+
+DOCUMENTS["films"] = FILMS_MD
+
+
+def test_an_increase_is_no_single_cell_of_the_same_digits(audit) -> None:
+    # regional films rose from 38 to 41 (+3); 41 is the 2018 cell, no increase
+    assert _flagged(audit("films", "The increase / (decrease) in regional films from 2017 to 2018 was 41.", "41"))
+    derived = audit("films", "The increase / (decrease) in regional films from 2017 to 2018 was 3.", "3")
+    assert derived.verdict is not Verdict.CONTRADICTED, derived.notes
+    # a column of changes states the increase itself
+    column = audit("films", "The increase in regional films in 2019 vs 2018 was 5.", "5")
+    assert column.verdict is Verdict.VERIFIED, column.notes
