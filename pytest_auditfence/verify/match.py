@@ -308,7 +308,7 @@ _AGGREGATE = re.compile(
     r"|(?:increase|decrease)\s*(?:/\s*\(?(?:increase|decrease)\)?\s*)?(?:in|of)\s)")
 # 'the increase / (decrease) in X' is a change: a column of changes ('Increase (Decrease)', 'Change') names it
 _CHANGE_FAMILY = {"increase": "change", "decrease": "change"}
-_CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease|variance)\b")
+_CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease)\b")
 # 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
 # an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
