@@ -446,6 +446,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="TAT-QA sections of this split only (split by a hash of the section id)")
     parser.add_argument("--summedits-split", choices=("all", "tuning", "held_out"), default="all",
                         help="SummEdits rows of this split only (split by a hash of the earnings call's id)")
+    parser.add_argument("--perturb-seeds", type=int, default=0, metavar="N",
+                        help="TAT-QA: also N extra perturbed variants of each answer on tuning sections (off by "
+                             "1-9%%, other digits swapped, the last digit changed), counted apart as 'extra perturbed'")
     parser.add_argument("--show-uncovered", type=int, default=0, metavar="N",
                         help="print N correct TAT-QA sentences that are not covered, with their verdicts")
     parser.add_argument("--show-verified-perturbed", type=int, default=0, metavar="N",
@@ -496,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
             import tatqa
 
             sections = tatqa.select(tatqa.load_sections(args.data), args.limit, args.tatqa_split)
-            items = tatqa.run_tatqa(sections, args.jobs)
+            items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds)
             metrics = tatqa.tatqa_metrics(items)
             tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
             metrics["seconds"] = round(time.perf_counter() - started, 1)

@@ -9,7 +9,9 @@ sentence (several wordings, the gold scale, the question's subject and period). 
 (a few percent off, two digits swapped, the same row's value in another period's column, the wrong scale)
 go into reports of their own; every report is one real run: `plan` asks for the section with a tool call,
 a `ToolNode` runs the tool, `write` returns the report; the run is captured with a `Snapshot` and audited
-with the cascade, as a user's test would be.
+with the cascade, as a user's test would be. `--perturb-seeds N` adds, on tuning sections only, N extra variants
+of each answer per kind (off by 1-9%, other digits swapped, the last digit moved), each kind and variant in a
+report of its own and counted apart, to find why perturbed figures pass where the standard set has too few.
 
 Sections are split by a hash of their id into a tuning part and a measure-only part; both are reported.
 Run through `eval/run_eval.py --sets tatqa` (or this file directly, same options).
@@ -40,6 +42,9 @@ from langgraph.prebuilt import ToolNode
 FORMS = ("markdown", "html", "json_table", "json_records", "csv", "pdf_text")
 KINDS = ("correct", "off", "swap", "period", "scale")
 PERTURBATIONS = KINDS[1:]
+# the kinds of the extra variants `--perturb-seeds N` adds on tuning sections: other percentages off (1-9%),
+# other pairs of digits swapped, and the last shown digit changed
+EXTRA_KINDS = ("off", "swap", "digit")
 ANSWER_TYPES = ("span", "multi-span", "arithmetic", "count")
 SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion"}
 NEXT_SCALE = {"thousand": "million", "million": "billion", "billion": "million"}
@@ -240,6 +245,7 @@ class Item:
     kind: str
     split: str
     form: str
+    seed: int = 0  # 0: the standard variant of its kind; 1..N: an extra variant (`--perturb-seeds`)
     sentence: str = ""
     value_spans: list[tuple[int, int]] = field(default_factory=list)  # within the sentence
     claims: list[dict[str, Any]] = field(default_factory=list)
@@ -424,10 +430,14 @@ def _other_period(sec: Section, fig: Figure, q: dict[str, Any]) -> Figure | None
     return best[1] if best else None
 
 
-def perturb(kind: str, fig: Figure, sec: Section, q: dict[str, Any], seed: int) -> Figure | None:
-    """The perturbed figure of this kind, or None when the kind does not apply (or changes nothing)."""
+def perturb(kind: str, fig: Figure, sec: Section, q: dict[str, Any], seed: int, extra: bool = False) -> Figure | None:
+    """The perturbed figure of this kind, or None when the kind does not apply (or changes nothing). `extra`:
+    an extra variant (off by 1-9%, the last digit changed) of `--perturb-seeds`."""
+    if kind == "digit":
+        step = Decimal(1).scaleb(-fig.decimals) * (1 + seed % 4)  # the last shown digit moved by 1 to 4
+        return Figure(fig.value + (step if seed % 2 == 0 else -step), fig.decimals, fig.scale, fig.currency)
     if kind == "off":
-        pct = Decimal((3, 4, 5, 7)[seed % 4]) / 100
+        pct = Decimal((1 + seed % 9) if extra else (3, 4, 5, 7)[seed % 4]) / 100
         factor = 1 + pct if seed % 2 == 0 else 1 - pct
         new = fig.value * factor
         decimals = fig.decimals
@@ -457,25 +467,54 @@ def perturb(kind: str, fig: Figure, sec: Section, q: dict[str, Any], seed: int) 
     raise ValueError(kind)
 
 
-def items_of(sec: Section) -> list[Item]:
-    """Every report sentence of the section: each numeric answer correct, and each applicable perturbation."""
+_WRITTEN = re.compile(r"(?P<sign>-)?[$€£¥]?(?P<number>[\d,]*\.?\d+)(?:\s*(?P<word>thousand|million|billion))?")
+
+
+def _true_as_shown(text: str, true: Figure) -> bool:
+    """Does a written figure hold the true figure at the precision it shows? A restatement in a bigger scale drops
+    digits ('$1.17 billion' for 1,173 million less 3): such a 'perturbed' figure is no wrong figure."""
+    m = _WRITTEN.search(text)
+    if m is None:
+        return False
+    written = Decimal(m.group("number").replace(",", "")) * (-1 if m.group("sign") else 1)
+    decimals = _decimals(m.group("number"))
+    factor = Decimal(1)
+    if true.scale in SCALE_FACTOR:
+        word = m.group("word")
+        factor = Decimal(SCALE_FACTOR[word] if word else 1) / SCALE_FACTOR[true.scale]
+    half = Decimal(5).scaleb(-decimals - 1) * factor
+    return abs(written * factor - true.value) <= half
+
+
+def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
+    """Every report sentence of the section: each numeric answer correct, and each applicable perturbation;
+    on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS (held-out sections keep the
+    standard set, so their figures stay comparable)."""
     out = []
+    extra_seeds = extra_seeds if sec.split == "tuning" else 0
     for q in sec.questions:
         figures = _figures(sec, q)
         if not figures:
             continue
         np = _noun_phrase(q["question"])
         seed = _hash("q", q["uid"])
-        for kind in KINDS:
+        variants = [(kind, 0, seed) for kind in KINDS]
+        variants += [(kind, n, _hash("q", q["uid"], kind, str(n))) for n in range(1, extra_seeds + 1) for kind in EXTRA_KINDS]
+        right = value_text(figures[0][0], seed // 7)
+        written = {right}
+        for kind, n, variant_seed in variants:
             figs = [f for f, _ in figures]
             if kind != "correct":
-                changed = perturb(kind, figs[0], sec, q, seed)
+                changed = perturb(kind, figs[0], sec, q, variant_seed, extra=n > 0)
                 if changed is None:
                     continue
                 figs = [changed, *figs[1:]]
             texts = [value_text(f, seed // 7) for f in figs]
-            if kind != "correct" and texts[0] == value_text(figures[0][0], seed // 7):
-                continue
+            if kind != "correct" and (texts[0] == right or n and (texts[0] in written or _true_as_shown(texts[0], figures[0][0]))):
+                continue  # no change at the shown precision; an extra variant: a wrong figure already written, or
+                # one whose restatement still holds the true figure ('$19,410 thousand' written '$19.41 million')
+            if kind != "correct":
+                written.add(texts[0])
             if np is None:  # a question that is not 'what is/was ...': state the figure after it
                 asked = q["question"].strip().rstrip("?").strip()
                 sentence = f"In answer to {asked[:1].lower() + asked[1:]}, the figure is {' and '.join(texts)}."
@@ -487,7 +526,7 @@ def items_of(sec: Section) -> list[Item]:
             else:
                 sentence, spans = sentence_for(np, texts, seed % 5)
             out.append(Item(section=sec.uid, question=q["uid"], answer_type=q["answer_type"], kind=kind,
-                            split=sec.split, form=sec.form, sentence=sentence, value_spans=spans))
+                            split=sec.split, form=sec.form, seed=n, sentence=sentence, value_spans=spans))
     return out
 
 
@@ -552,13 +591,12 @@ def request_of(sec: Section) -> str:
 
 
 def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
-    """One captured run per kind of report (correct, and each perturbation) of one section."""
+    """One captured run per kind of report (correct, and each perturbation; each extra variant apart) of one
+    section."""
     sec, items = task
     document = render(sec)
-    for kind in KINDS:
-        mine = [it for it in items if it.kind == kind]
-        if not mine:
-            continue
+    for kind, seed in dict.fromkeys((it.kind, it.seed) for it in items):
+        mine = [it for it in items if (it.kind, it.seed) == (kind, seed)]
         report, offsets = "", []
         for it in mine:
             if report:
@@ -576,10 +614,10 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
     return items
 
 
-def run_tatqa(sections: list[Section], jobs: int) -> list[Item]:
+def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0) -> list[Item]:
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks = [(s, items_of(s)) for s in sections]
+    tasks = [(s, items_of(s, extra_seeds)) for s in sections]
     tasks = [t for t in tasks if t[1]]
     if jobs <= 1:
         return [it for t in tasks for it in run_section(t)]
@@ -600,10 +638,12 @@ def _flagged(it: Item) -> bool:
 
 
 def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
-    """Per split and answer type: correct answers covered / flagged; perturbed answers flagged / verified."""
+    """Per split and answer type: correct answers covered / flagged; perturbed answers flagged / verified. The
+    extra variants of `--perturb-seeds` are counted apart ('extra_perturbed'), the standard figures without them."""
     out: dict[str, Any] = {}
     for split in ("tuning", "held_out", "all"):
-        picked = [it for it in items if split == "all" or it.split == split]
+        everything = [it for it in items if split == "all" or it.split == split]
+        picked = [it for it in everything if not it.seed]
         block: dict[str, Any] = {}
         for atype in (*ANSWER_TYPES, "all"):
             mine = [it for it in picked if atype == "all" or it.answer_type == atype]
@@ -625,6 +665,12 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
             by_kind[kind] = {"n": len(mine), "flagged": _share(sum(map(_flagged, mine)), len(mine)),
                              "verified": _share(sum(map(_covered, mine)), len(mine))}
         block["perturbed_by_kind"] = by_kind
+        extra = [it for it in everything if it.seed]
+        if extra:
+            block["extra_perturbed"] = {
+                kind: {"n": len(mine), "flagged": _share(sum(map(_flagged, mine)), len(mine)),
+                       "verified": _share(sum(map(_covered, mine)), len(mine))}
+                for kind in (*EXTRA_KINDS, "all") if (mine := [it for it in extra if kind in ("all", it.kind)])}
         by_form = {}
         for form in FORMS:
             mine = [it for it in picked if it.form == form and it.kind == "correct"]
@@ -660,6 +706,10 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
         print("  perturbed by kind: " + ", ".join(
             f"{k} n={v['n']} flagged {v['flagged']:.3f} verified {v['verified']:.3f}"
             for k, v in block["perturbed_by_kind"].items()))
+        if "extra_perturbed" in block:
+            print("  extra perturbed:   " + ", ".join(
+                f"{k} n={v['n']} flagged {v['flagged']:.3f} verified {v['verified']:.3f}"
+                for k, v in block["extra_perturbed"].items()))
         print("  correct by form:   " + ", ".join(
             f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
             for k, v in block["correct_by_form"].items()))
@@ -679,7 +729,8 @@ def show(items: list[Item], flags: int, verified: int) -> None:
     for it in items:
         if shown < verified and it.kind != "correct" and _covered(it):
             shown += 1
-            print(f"[perturbed covered] {it.section[:8]} {it.form} {it.kind}: {it.sentence!r}")
+            variant = f" (extra {it.seed})" if it.seed else ""
+            print(f"[perturbed covered] {it.section[:8]} {it.form} {it.kind}{variant}: {it.sentence!r}")
             for c in it.claims:
                 print(f"    {c['verdict']}: {c['notes']} {c.get('formula') or ''}")
 

@@ -13,17 +13,21 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    ClaimSubject, about_subject, claim_subject, find_atom, locate, metrics_of, other_period, row_named, row_stems,
+    ClaimSubject, about_subject, claim_subject, clause_outnamed, find_atom, locate, metrics_of, other_period, row_named,
+    row_stems,
     stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import format_period
+from pytest_auditfence.verify.tables import Period, format_period
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
 DERIVE_POOL = 12
+# A summand of fewer units of the claim's last shown digit than this, and under a tenth of the claim's figure, only
+# moves that digit: no evidence of a sum or difference.
+SMALL_OPERAND = 10
 
 
 # Cue words a figure's own clause uses when it states a computed figure: before the figure ('an increase of 9%',
@@ -64,9 +68,17 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     = 307% is no 207% increase); None (every operation) when the clause names none."""
     before, after = figure_clause(claim, q)
     cues = formula_ops(ClaimRecord.model_construct(claim=before + " " + after))
-    if "change" in cues and not cues & {"ratio", "share"}:
-        return frozenset({"change", "difference", "sum"})
-    return None
+    ops = frozenset({"change", "difference", "sum"}) if "change" in cues and not cues & {"ratio", "share"} else None
+    if cues and cues <= {"mean"}:
+        ops = frozenset()  # 'the average ... was 24%': a mean, which is no operation on a pair (34% - 10% is none)
+    return ops
+
+
+def spread(claim: ClaimRecord) -> frozenset[Period]:
+    """The periods of a claim that names three or more ('the total from 2017 to 2019'), else none: a sum of two
+    figures of two of them leaves one out (see `derive_figure`)."""
+    periods = claim_subject(claim).periods
+    return periods if len(periods) >= 3 else frozenset()
 
 
 def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed, index: SourceIndex,
@@ -75,13 +87,49 @@ def _summable(q: Quantity, qa: Quantity, qb: Quantity, a: Observed, b: Observed,
     claim's shown precision (3 feet is no '3 + one inch'). Unless the claim says it computed (see
     `computes`), both must stand by the subject of the figure's clause, which must name one: among a
     dozen small figures some pair adds up to almost any small number by chance ('simmer 5 minutes' is
-    no '2 + 3 minutes' of two other steps)."""
-    if min(abs(qa.value), abs(qb.value)) < 2 * q.tolerance:
+    no '2 + 3 minutes' of two other steps). Nor when the smaller one is a few units of the claim's last digit and
+    under a tenth of the figure: then the figure is all but the other one, and some such small cell moves any
+    figure's last digit ('$65.8 - 0.1 = $65.7 million')."""
+    small = min(abs(qa.value), abs(qb.value))
+    if small < 2 * q.tolerance or small < SMALL_OPERAND * 2 * q.tolerance and small < abs(q.value) / 10:
         return False
     if explicit:
         return True
+    if index.label(a) is not None and index.label(b) is not None:
+        return False  # two table cells: a claim that names no computation is of one cell ('313,244 - 3,608' is none)
     return (significant_digits(q.text) >= SPECIFIC_DIGITS and bool(keys)
             and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys))
+
+
+# Words that state a change or a gap without its sign: the earlier period's figure may come first.
+_UNSIGNED = re.compile(r"(?i)\b(?:decrease[sd]?|declin\w*|fell|fall(?:s|ing)?|drop\w*|lower|less|fewer|reduc\w*"
+                       r"|difference|differ|gap)\b")
+
+
+def _in_order(index: SourceIndex, a: Observed, b: Observed) -> bool:
+    """Is `a - b` the later period's cell minus the earlier's, or are the two not cells of two single periods?"""
+    la, lb = index.label(a), index.label(b)
+    if la is None or lb is None or len(la.periods) != 1 or len(lb.periods) != 1 or la.periods == lb.periods:
+        return True
+    return next(iter(la.periods)) > next(iter(lb.periods))
+
+
+def one_subject(index: SourceIndex, a: Observed, b: Observed, keys: set[str]) -> bool:
+    """Are two table cells about one subject of the claim ('Apple' of two years)? Two rows that each carry a
+    stem the claim names that the other lacks ('Apple revenue', 'Huawei revenue') are two subjects, and the
+    difference of their rates is no figure of either. A prose figure is another subject's when its clause of a
+    'respectively' sentence is (see `clause_outnamed`)."""
+    la, lb = index.label(a), index.label(b)
+    if (la is None) != (lb is None):
+        return False  # a table cell and a prose figure: no one subject's two rates
+    if la is None or lb is None:
+        for o, label in ((a, la), (b, lb)):
+            q = index.quantity(o)
+            if label is None and clause_outnamed(index.loaded(o.file).text, q.start, q.end, keys):
+                return False
+        return True
+    ka, kb = keys & subject_keys(la.subject_text), keys & subject_keys(lb.subject_text)
+    return not (ka - kb and kb - ka)
 
 
 def shown(q: Quantity) -> str:
@@ -99,19 +147,30 @@ def shown(q: Quantity) -> str:
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
     *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
-    apart: Callable[[Observed, Observed], bool] | None = None,
+    apart: Callable[[Observed, Observed], bool] | None = None, unsigned: bool | None = None,
+    spread: frozenset[Period] = frozenset(),
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
     the claim is `explicit` about computing. `relative`: also the percentage change of two rates (operands
     that are cells of the claim's own row, where '4.00%' over '3.75%' is a 6.67% rise). `ops`: the
     operations the claim's words allow (see vocabulary.FORMULA_CUES); None allows every one. `rates`: whether
-    the percentage change of two rates is tried (default: `relative`); `apart`: pairs never taken together."""
+    the percentage change of two rates is tried (default: `relative`); `apart`: pairs never taken together.
+    `unsigned`: whether the claim states a change without its sign ('a decrease of 0.2', 'the difference'); when
+    given, a difference of two cells of two periods is the later minus the earlier, or the other way round only
+    for a positive figure so stated (-0.2 is no change from 0.5 to 0.7). `spread`: the three or more periods the
+    claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them."""
     rates = relative if rates is None else rates
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
+
+    def covers(a: Observed, b: Observed) -> bool:
+        """Two cells of one period (a range's column, '2020 – 2024'), or whose periods cover the claim's ('the
+        change 2018 to 2019' and '2017 to 2018' for one from 2017 to 2019)."""
+        la, lb = index.label(a), index.label(b)
+        return la is not None and lb is not None and (la.periods == lb.periods or spread <= la.periods | lb.periods)
 
     for a, b in permutations(pool, 2):
         if apart is not None and apart(a, b):
@@ -136,7 +195,7 @@ def derive_figure(
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
-                                and significant_digits(q.text) >= 2):
+                                and one_subject(index, a, b, keys) and significant_digits(q.text) >= 2):
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
             elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
@@ -152,8 +211,10 @@ def derive_figure(
         # a rate, yet the change in their fair value is a difference of two amounts)
         if same_family(q, qa):
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
-            total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack
-            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack
+            total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack \
+                and (not spread or covers(a, b))
+            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack \
+                and (unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0)
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
                 return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
@@ -166,6 +227,9 @@ TABLE_POOL = 16
 MAX_GROUP = 8
 
 
+_PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
+
+
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
     words = claim.claim
@@ -174,6 +238,8 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
         if 0 <= at <= end <= len(words):  # a figure's own unit word ('0.6 percent') is no cue, as '0.6%' is none
             words = words[:at] + " " + words[end:]
     text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
+    # 'the percentage change in revenue' names a change, and no ratio: 'percentage' there cues nothing of its own
+    text = _PERCENT_OF_CHANGE.sub(" ", text)
     ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
@@ -213,15 +279,26 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
     named = _named_rows(score)
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
-    groups += [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
+    groups += by_column
+    # a pair of a column's cells is of every row the claim names there ('deferred revenue and accrued warranty
+    # over gross deferred tax assets' is no ratio of two of the three)
+    pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
+    # a claim comparing the periods it names compares one series: the one whose column it names, if any
+    words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
+    beside = {key for row in named for key in unnamed_series(rows[row], index, words)}
+    pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
-    series = [members[:MAX_GROUP] for row in sorted(named, key=str) for members in period_series(rows[row], index, subject)]
+    series = [members[:MAX_GROUP] for row in sorted(named, key=str)
+              for members in period_series(rows[row], index, subject, words)]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
+    unsigned = _UNSIGNED.search(claim.claim) is not None
     for members in series:
-        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates)
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
+                              spread=spread(claim))
         if found is not None:
             return found
     # at large, a pair of two periods' cells that stand in two complete series ('Q1 2019' and 'Q3 2018' of a
@@ -232,10 +309,17 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
 
     def apart(a: Observed, b: Observed) -> bool:
         na, nb = complete.get((a.file, a.item)), complete.get((b.file, b.item))
-        return na is not None and nb is not None and na != nb and index.label(a).periods != index.label(b).periods
+        if na is None or nb is None:
+            return False
+        if index.label(a).periods == index.label(b).periods:
+            # two cells of one period, for a change between the two periods the claim names, are two columns
+            # of that period (two quarters of 2019), not the change
+            return len(own.periods) == 2 and bool(ops & {"change", "difference"}) and na != nb
+        return na != nb
 
-    for members in groups:
-        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, apart=apart)
+    for members in pairs:
+        found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates,
+                              apart=apart, unsigned=unsigned, spread=spread(claim))
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
@@ -262,6 +346,17 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             or _compound_growth(claim, q, index, own, rows, named, ops, slack))
 
 
+def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
+    """The cells of a column of the rows a claim names, for a pair: all of them when one row's name holds the
+    others' ('Deferred revenue' holds 'Revenue'), those of the two rows that name the rest when there are two,
+    none when the claim names three rows or more (a formula of two leaves one out)."""
+    keys = {o.item: frozenset(subject_keys(index.label(o).row)) for o in members}
+    widest = {k for k in keys.values() if not any(k < other for other in keys.values())}
+    if len(widest) > 2:
+        return []
+    return members if len(widest) == 1 else [o for o in members if keys[o.item] in widest]
+
+
 def _named_rows(score: dict[tuple, float]) -> list[tuple]:
     """The rows the claim names, by the share of each row label's stems among the claim's: every stem, else the
     one row with the most (at least half)."""
@@ -279,7 +374,8 @@ _RELATIVE_CHANGE = re.compile(
 _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
 
 
-def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
+def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject,
+                  named_by: frozenset[str] = frozenset()) -> list[list[Observed]]:
     """A row's cells of the claim's periods, as one series when each period has one cell; else grouped by what
     their column is apart from its period ('December 31, 2019' and 'December 31, 2018' one series, '% of revenue
     2019' another), in source order. A row whose columns name no period is one series; for a claim naming no
@@ -293,11 +389,42 @@ def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSub
     dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
     if len({index.label(o).periods for o in dated}) == len(dated):
         return [dated] if dated else []
-    found: dict[str, list[Observed]] = {}
+    found = _series_by_column(dated, index)
+    # `named_by` (the stems of the claim's words): the series whose column the claim names ('the change in the
+    # Total gross margin between 2018 and 2019': the 'Total' columns, not the quarters beside them)
+    named = [members for (kind, _), members in found.items() if _names_series(named_by, kind)]
+    return named or list(found.values())
+
+
+def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[str, str], list[Observed]]:
+    """Cells grouped by what their column is apart from its period, and by their kind of figure (a year's
+    amount and its percentage under one spanning '2019' are two series)."""
+    found: dict[tuple[str, str], list[Observed]] = {}
     for o in dated:
         kind = " ".join(_PERIOD_TEXT.sub(" ", index.label(o).column_text).lower().split())
-        found.setdefault(kind, []).append(o)
-    return list(found.values())
+        found.setdefault((kind, index.quantity(o).kind), []).append(o)
+    return found
+
+
+def _names_series(words: frozenset[str], kind: str) -> bool:
+    """Does the claim name the column of a series by every word of it ('Total', 'Fiscal Total')?"""
+    keys = _stems(kind)
+    return bool(keys) and keys <= words
+
+
+def _stems(text: str) -> frozenset[str]:
+    """Stems of every word of three letters or more (a column's 'Total' is a word here, no stopword)."""
+    return frozenset(subject_stem(w) for w in re.findall(r"[a-z]{3,}", text.lower()))
+
+
+def unnamed_series(members: list[Observed], index: SourceIndex, words: frozenset[str]) -> set[tuple[int, int]]:
+    """The cells of a row's series whose column the claim does not name, when it names one ('Total' beside the
+    quarters): no operands of the claim's figure."""
+    found = _series_by_column([o for o in members if index.label(o).periods], index)
+    if not any(_names_series(words, kind) and len({index.label(o).periods for o in cells}) > 1
+               for (kind, _), cells in found.items()):
+        return set()  # no series over periods that the claim names: the columns are no series of periods
+    return {(o.file, o.item) for (kind, _), cells in found.items() if not _names_series(words, kind) for o in cells}
 
 
 def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: frozenset[str], slack: float,
@@ -544,9 +671,10 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
     the rest of the claim names ('Net margin was 12.2%, net income divided by revenue': the operands stand
     on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded. A table cell of
     another period than the claim's is no operand (two 2018 cells that happen to differ by a 2019 claim's figure;
-    a change in a period is measured against the period before it, so that one is kept for a change)."""
+    a change in a period is measured against the period before it, so that one is kept for a change of one period)."""
     subject = claim_subject(claim)
-    if formula_ops(claim) & {"change", "difference"}:
+    if formula_ops(claim) & {"change", "difference"} and len(subject.periods) == 1:
+        # a change in one period is against the one before; a claim naming two periods compares those two
         subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
 
     def own_period(o: Observed) -> bool:

@@ -323,7 +323,11 @@ def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
 # Words that make a claimed figure an aggregate of cells ('the average rate over 2017 to 2019', 'the ratio of
 # current to non-current', 'the change in X from 2018 to 2019'): one cell holding the same digits is a chance.
 _AGGREGATE = re.compile(
-    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from))\b")
+    r"(?i)\b(?:ratio|difference|cagr|compound(?:ed)?\s+annual|percent(?:age)?\s+change|change\s+(?:in|of|between|from)"
+    r"|(?:increase|decrease)\s*(?:/\s*\(?(?:increase|decrease)\)?\s*)?(?:in|of)\s)")
+# 'the increase / (decrease) in X' is a change: a column of changes ('Increase (Decrease)', 'Change') names it
+_CHANGE_FAMILY = {"increase": "change", "decrease": "change"}
+_CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease)\b")
 # 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
 # an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
@@ -335,8 +339,13 @@ def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
     before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
-    named = {w.lower().split()[0] for w in _AGGREGATE.findall(own)}
-    if any(w.lower().split()[0] not in named for w in _AGGREGATE.findall(before)):
+
+    def kind(words: str) -> str:
+        first = words.lower().split()[0]
+        return _CHANGE_FAMILY.get(first, first)
+
+    named = {kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
+    if any(kind(w) not in named for w in _AGGREGATE.findall(before)):
         return True
     return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
             and len(claim_subject(claim).periods) > 1)
@@ -360,6 +369,34 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     return False
 
 
+def _column_keys(label: CellLabel) -> frozenset[str]:
+    """Stems of the column headers of a cell that name no period ('Fair Value' of 'December 31, 2019 / Fair Value')."""
+    text = " ".join(c for c in label.columns if not periods_in(c))
+    # the words themselves: a header's initials ('tec' of 'Total Expected Charges') are no word a claim writes
+    return frozenset(subject_stem(w) for w in content_words(text) if w not in quantities.UNIT_WORDS and w not in _META_WORDS)
+
+
+def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
+    """Does the claim name another column of the cell's row by every word of its header, two words or more
+    ('fair value'), and none of the words that set the cell's own apart ('Carrying Amount')? Then the cell is the other column's neighbour,
+    not the claim's figure. Words of the row label are the row's, not a column's."""
+    own = _column_keys(label)
+    if not own or own <= subject.keys:
+        return False
+    memo_key = ("row columns", file)
+    by_row = index.memo.get(memo_key)
+    if by_row is None:
+        by_row = {}
+        for other in index.files[file].labels.values():
+            by_row.setdefault((other.row, other.section, other.caption), set()).add(_column_keys(other))
+        index.memo[memo_key] = by_row
+    row_keys = subject_keys(label.subject_text)
+    # the claim names none of the words by which the cell's column differs from the other one
+    return any(len(other - row_keys) >= 2 and other - row_keys <= subject.keys and other != own
+               and not (own - other) & subject.keys
+               for other in by_row.get((label.row, label.section, label.caption), ()))
+
+
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
@@ -374,7 +411,7 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
         label = index.files[f].labels[item]
         ok = backs.get(label)
         if ok is None:
-            ok = backs[label] = cell_backs(subject, label)
+            ok = backs[label] = cell_backs(subject, label) and not column_outnamed(subject, label, f, index)
         if ok:
             result.append(Observed(index.files[f].quantities[item].value, f, item))
             if len(result) == limit:
@@ -443,6 +480,11 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)
     metrics = metrics_of(claim.claim + "\n" + (claim.context or ""))
     subject = claim_subject(claim)
+    # a figure of a 'respectively' list is stated for its own period of the list ('12%, 9% and 13% in 2017, 2018
+    # and 2019, respectively': the 12% is 2017's)
+    paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
+    if paired:
+        subject = ClaimSubject(subject.keys, subject.metrics, paired)
     # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
     quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     kept = []
@@ -450,13 +492,15 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
             if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
-                    and not aggregated(claim, q, label):
+                    and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label):
                 kept.append(m)
             continue
         loaded = index.loaded(position[m.source])
         end = m.offset + len(m.text)
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
+        if clause_outnamed(loaded.text, m.offset, end, keys):
+            continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
@@ -490,6 +534,67 @@ _PERIOD_BEFORE = re.compile(
     r"(?:(?:approximately|about|nearly|an?|US)\s+)?[$€£¥]?\s*\(?$")
 
 
+_PRIOR_YEAR_AFTER = re.compile(
+    r"(?i)\s*(?:\)\s*)?(?:,\s*)?(?:(?:for|in|during|of)\s+(?:the\s+)?(?:prior|previous|preceding)\s+(?:fiscal\s+)?year"
+    r"|(?:a|one)\s+year\s+(?:earlier|before|ago)|(?:in|for)\s+(?:the\s+same\s+period\s+(?:of\s+)?)?last\s+year)\b")
+
+
+_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
+_LISTED_YEAR = re.compile(r"(?<![\d,.$])(?:19[5-9]\d|20\d\d)(?![\d%]|,\d)")
+_LISTED_FIGURE = re.compile(r"[$€£¥]?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s+percent\b)?")
+_CLAUSE_END = re.compile(r"[.!?;](?=\s)|\n\s*\n")  # a captured file wraps long lines: one break is no end
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """The bounds of the clause around [start, end): from the last '.', '!', '?', ';' or line break before it
+    to the next one after it."""
+    breaks = [m.end() for m in _CLAUSE_END.finditer(text, max(0, start - 400), start)]
+    after = _CLAUSE_END.search(text, end, min(len(text), end + 400))
+    return (breaks[-1] if breaks else max(0, start - 400)), (after.start() if after else min(len(text), end + 400))
+
+
+def respective_period(text: str, start: int, end: int) -> frozenset[Period]:
+    """The period of a figure in a 'respectively' list that pairs as many figures as years, in order ('11%, 12%,
+    and 14% of total revenue in 2019, 2018, and 2017, respectively': 12% is 2018's); empty otherwise."""
+    lo, hi = _clause(text, start, end)
+    if not _RESPECTIVELY.search(text, lo, hi):
+        return frozenset()
+    years = [(m.start(), int(m.group())) for m in _LISTED_YEAR.finditer(text, lo, hi)]
+    spans = {a for a, _ in years}
+    figures = [m.start() for m in _LISTED_FIGURE.finditer(text, lo, hi) if m.start() not in spans
+               and any(ch.isdigit() for ch in m.group())]
+    if len(years) < 2 or len(figures) != len(years) or start not in figures:
+        return frozenset()
+    return frozenset({(years[figures.index(start)][1], "")})
+
+
+def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:
+    """Is the source figure in one of several ';' clauses of a 'respectively' sentence, and does the claim name
+    words only another clause has and none only its own has? ('revenue from sales into Taiwan accounted for 13%,
+    9% ...; revenue from sales into the United States accounted for 11%, 12% ..., respectively': the 12% is the
+    United States', not Taiwan's.)"""
+    lo, hi = _clause(text, start, end)
+    if not keys or not _RESPECTIVELY.search(text, lo, hi):
+        return False
+    sentence_lo = max([m.end() for m in _SENTENCE_BREAK_ONLY.finditer(text, max(0, lo - 2000), lo)] or [max(0, lo - 2000)])
+    stop = _SENTENCE_BREAK_ONLY.search(text, hi, min(len(text), hi + 2000))
+    sentence = text[sentence_lo:stop.start() if stop else min(len(text), hi + 2000)]
+    own_at = lo - sentence_lo
+    clauses = [(m.start(), subject_keys(m.group())) for m in re.finditer(r"[^;]+", sentence)]
+    if len(clauses) < 2:
+        return False
+    own = next((k for at, k in reversed(clauses) if at <= own_at + 1), None)
+    if own is None:
+        return False
+    others = [k for _, k in clauses if k is not own]
+    mine = own - set().union(*others)
+    theirs = {w for k in others for w in k - own}
+    return not (keys & mine) and bool(keys & theirs)
+
+
+_SENTENCE_BREAK_ONLY = re.compile(r"[.!?](?=\s)|\n\s*\n")
+
+
 def _quarters(text: str) -> set[str]:
     return {key for _, _, key in quantities.period_mentions(text) if key.startswith("Q")}
 
@@ -510,13 +615,24 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a figure of prose is stated for, by the words attached to it: '18.3% for 2018', 'in 2019
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
     away may be any figure's)."""
+    paired = respective_period(text, start, end)
+    if paired:
+        return paired
     after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))
     before = _PERIOD_BEFORE.search(text, max(0, start - 60), start) if after is None else None
     attached = after or before
-    if attached is None:
-        return frozenset()
-    # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
-    return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+    if attached is not None:
+        # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
+        return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+    if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
+        # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
+        # its sentence names (when it names one year)
+        lo = max(0, start - 300)
+        breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+        named = {year for year, part in periods_in(text[breaks[-1] if breaks else lo:start]) if not part}
+        if len(named) == 1:
+            return frozenset({(named.pop() - 1, "")})
+    return frozenset()
 
 
 def _sentence_around(text: str, start: int, end: int) -> str:

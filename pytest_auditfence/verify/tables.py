@@ -407,10 +407,11 @@ def _pdf_grids(text: str) -> list[_Grid]:
                 current.rows.extend(pending)
             pending = []
             current.rows.append(cells)
-        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and any(map(_is_period, texts))
+        elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and (any(map(_is_period, texts)) or _short_cells(texts))
               or len(cells) >= _HEADER_CELLS) and all(_is_header_text(t) for t in texts):
-            # a header of periods (as long as the labels are wide, when its cells stand apart), a header of
-            # several words apart ('Amount   % of total revenue   Amount ...'), or a section row
+            # a header of periods or of column names ('Carrying Amount   Fair Value   Carrying Amount ...'; as long
+            # as the labels are wide, when its cells stand apart), a header of several words apart ('Amount   % of
+            # total revenue   Amount ...'), or a section row
             pending.append(cells)
             if len(pending) > 4:
                 pending.pop(0)
@@ -430,6 +431,27 @@ def _is_header_text(text: str) -> bool:
 
 
 _FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
+
+
+_HEADER_CELL = 40
+
+
+def _short_cells(texts: list[str]) -> bool:
+    """Three or more short cells standing apart: a line of column names, however wide, not a line of prose."""
+    return len(texts) >= 3 and all(len(t) <= _HEADER_CELL for t in texts)
+
+
+def _spanned(texts: list[str], index: int) -> str:
+    """The header cell spanning column `index` of a header row whose cells each stand over the same number of
+    columns, written in the first one ('', 'December 31, 2019', '', 'December 31, 2018', ''): the nearest filled
+    cell to the left, when the filled cells (beyond the row-label column) are evenly spaced, two or more apart."""
+    filled = [j for j in range(1, len(texts)) if texts[j] and not _is_empty(texts[j])]
+    if len(filled) < 2 or index < filled[0]:
+        return ""
+    stride = filled[1] - filled[0]
+    if stride < 2 or any(b - a != stride for a, b in zip(filled, filled[1:])) or index >= filled[-1] + stride:
+        return ""
+    return texts[filled[0] + (index - filled[0]) // stride * stride]
 
 
 def _gapped(line: str) -> bool:
@@ -510,13 +532,18 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                     # the right only when no cell stands over any and the header has one cell per column
                     over = _over(text, row, span)
                     cell = over or (cell if len(label_less) == width and not _over_any(text, row, span) else "")
+                    if not cell and width > len(label_less) and width % len(label_less) == 0:
+                        # a header over groups of columns ('December 31, 2019' over 'Carrying Amount   Fair
+                        # Value'), standing over one of its group: the k-th group from the right is its k-th cell
+                        group = (index_from_right or 0) // (width // len(label_less))
+                        cell = label_less[len(label_less) - 1 - group] if group < len(label_less) else ""
             else:
                 cell = texts[index] if index < len(texts) else ""
                 if not cell:
                     # a header spanning columns ('Years Ended December 31,' over '2019 | 2018'): the nearest
                     # filled cell to the left, unless that is the row-label column
                     left = [t for t in texts[1:index] if t]
-                    cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 else ""
+                    cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 else _spanned(texts, index)
             if cell and not _is_empty(cell):
                 found.append(cell)
         return tuple(found)

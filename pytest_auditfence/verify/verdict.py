@@ -14,7 +14,7 @@ from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
     candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, restated_conversion, span_of,
-    subject_in_table, table_derivation, written_operand,
+    spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
@@ -45,7 +45,7 @@ def _check_quantity(
     if derived is None and not subject_in_table(claim, q, index):
         # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
         derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys, computes(claim, q),
-                                ops=prose_ops(claim, q))
+                                ops=prose_ops(claim, q), spread=spread(claim))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
