@@ -1054,9 +1054,11 @@ def quantities_match(claimed: Quantity, observed: Quantity) -> bool:
     if claimed.kind != "temperature" and claimed.value * observed.value > 0 and tolerance > 0:
         # the claim restates the source's figure only if that figure, rounded half away from zero to the
         # precision the claim shows, is the claim's: $1.65 billion is shown as $1.7 billion, not $1.6 billion
-        # (the upper bound excluded up to float error only: the slack may exceed a whole unit of 1.2e9)
+        # (the upper bound excluded up to float error only: the slack may exceed a whole unit of 1.2e9; and
+        # at most half the tolerance, or a 13-digit figure written out in full would not match itself)
         above = abs(observed.value) - abs(claimed.value)
-        return -tolerance - slack <= above < tolerance - 1e-12 * max(abs(claimed.value), abs(observed.value), 1.0)
+        exclusion = min(tolerance / 2, 1e-12 * max(abs(claimed.value), abs(observed.value), 1.0))
+        return -tolerance - slack <= above < tolerance - exclusion
     return abs(claimed.value - observed.value) <= tolerance + slack
 
 
