@@ -627,20 +627,23 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
         # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
         # its sentence names (when it names one year)
-        lo = max(0, start - 300)
-        breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
-        named = {year for year, part in periods_in(text[breaks[-1] if breaks else lo:start]) if not part}
+        named = {year for year, part in periods_in(text[_sentence_start(text, start):start]) if not part}
         if len(named) == 1:
             return frozenset({(named.pop() - 1, "")})
     return frozenset()
 
 
-def _sentence_around(text: str, start: int, end: int) -> str:
-    """The sentence of a prose figure, up to the end of the figure's clause."""
+def _sentence_start(text: str, start: int) -> int:
+    """Where the sentence of a prose figure at `start` begins (looking back 300 characters at most)."""
     lo = max(0, start - 300)
     breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
+    return breaks[-1] if breaks else lo
+
+
+def _sentence_around(text: str, start: int, end: int) -> str:
+    """The sentence of a prose figure, up to the end of the figure's clause."""
     after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
-    return text[breaks[-1] if breaks else lo:after.start() if after else min(len(text), end + 200)]
+    return text[_sentence_start(text, start):after.start() if after else min(len(text), end + 200)]
 
 
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))
