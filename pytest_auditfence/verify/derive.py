@@ -296,9 +296,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
     unsigned = _UNSIGNED.search(claim.claim) is not None
+    periods_spread = spread(claim)  # the claim's subject, read once for every group below
     for members in series:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
-                              spread=spread(claim))
+                              spread=periods_spread)
         if found is not None:
             return found
     # at large, a pair of two periods' cells that stand in two complete series ('Q1 2019' and 'Q3 2018' of a
@@ -319,7 +320,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
 
     for members in pairs:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates,
-                              apart=apart, unsigned=unsigned, spread=spread(claim))
+                              apart=apart, unsigned=unsigned, spread=periods_spread)
         if found is not None:
             return found
     slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
