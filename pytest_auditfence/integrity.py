@@ -4,9 +4,13 @@ Owns `journal_digest` (recorded in the manifest at finalize) and `verify_trace` 
 lists, the blobs behind them and the journal must be what the capture wrote; `IntegrityError` names the file).
 """
 
-# The digest covers every journal event without its `meta` (timestamps, run ids, durations live there and
-# nowhere else), so it is as byte-stable as the manifest itself: two captures of the same run record the
-# same digest. Blobs are content-addressed: a blob's name is the sha256 of its bytes.
+# The digest covers every journal event without its `seq` and `meta`, in a canonical order (sorted by the
+# event's own bytes), so it is as byte-stable as the manifest itself: two captures of the same run record the
+# same digest. The journal is an append-only record of arrival: `seq` numbers events as they came, and
+# concurrent runs (a ToolNode's parallel calls, `Send` tasks, branches) come in any order; `meta` holds what
+# differs per run (run ids). The digest proves that no event was added, dropped or changed; the order of
+# arrival is the journal's own record (seq only grows, a gap is a recorded fact), not part of the folder's
+# canonical parts. Blobs are content-addressed: a blob's name is the sha256 of its bytes.
 
 from __future__ import annotations
 
@@ -27,11 +31,25 @@ _RECAPTURE = "The trace folder was changed after capture; capture the run again 
 
 
 def journal_digest(events: Iterable[dict[str, Any]]) -> str:
-    """sha256 over the journal's events in order, each as sorted JSON without its volatile `meta`."""
+    """sha256 over the journal's events, each as sorted JSON without its `seq` and `meta`, in sorted order:
+    the same for every order in which concurrent events arrived."""
+    lines = sorted(dump_event({k: v for k, v in event.items() if k not in _ARRIVAL}) for event in events)
+    digest = hashlib.sha256()
+    for line in lines:
+        digest.update(line.encode("utf-8"))
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+_ARRIVAL = frozenset({"seq", "meta"})
+
+
+def arrival_digest(events: Iterable[dict[str, Any]]) -> str:
+    """The digest folders captured before `journal_digest` was canonical recorded: the events in journal
+    order, each with its `seq`, without its `meta`."""
     digest = hashlib.sha256()
     for event in events:
-        stable = {k: v for k, v in event.items() if k != "meta"}
-        digest.update(dump_event(stable).encode("utf-8"))
+        digest.update(dump_event({k: v for k, v in event.items() if k != "meta"}).encode("utf-8"))
         digest.update(b"\n")
     return digest.hexdigest()
 
@@ -119,7 +137,10 @@ def verify_trace(trace_dir: str | Path, manifest: Manifest) -> None:
     if read.summary.events != recorded.events:
         raise IntegrityError(f"{journal}: holds {read.summary.events} events, the manifest records "
                              f"{recorded.events}. {_RECAPTURE}")
-    if recorded.digest is not None and journal_digest(read.events) != recorded.digest:
+    # A folder of an earlier version recorded the arrival digest; either matching is a preimage of the
+    # recorded sha256, so accepting both is no weaker than the canonical one alone.
+    if recorded.digest is not None and recorded.digest not in (journal_digest(read.events),
+                                                               arrival_digest(read.events)):
         raise IntegrityError(f"{journal}: its events do not match the digest the manifest records "
                              f"({recorded.digest[:12]}...): the journal was edited after capture. {_RECAPTURE}")
     with PackReader(root / BLOBS_DIR) as blobs:

@@ -340,6 +340,9 @@ class BlobStore(_AppendedFile):
         self._recent_values: dict[str, Any] = {}
         self._reader: PackReader | None = None
         self._referring = False  # whether the pack holds `lines` entries (set by rewrite)
+        # Whether the pack's entries are in canonical order (each sha256 greater than the one before); `_last`
+        # is the greatest sha256 in it.
+        self._in_order, self._last = True, ""
 
     def put(self, text: str) -> str:
         data = text.encode("utf-8")
@@ -353,6 +356,10 @@ class BlobStore(_AppendedFile):
                     self._file = (self.root / PACK_NAME).open("ab")
                 self._file.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
                 self._known.add(sha)
+                if sha > self._last:
+                    self._last = sha
+                else:
+                    self._in_order = False
                 if self._recent_chars + len(text) <= RECENT_CHARS:
                     self._recent[sha] = text
                     self._recent_chars += len(text)
@@ -387,11 +394,14 @@ class BlobStore(_AppendedFile):
         return out
 
     def rewrite(self, kept: dict[str, bytes], refs: dict[str, TextRef]) -> None:
-        """Write the pack again in the same order, each blob of `refs` as a `lines` entry and every other one
-        with its bytes (`kept`: those of old `lines` entries, see referenced_bytes); one rename replaces it.
-        Nothing is written when no entry changes."""
-        if not refs and not self._referring:
-            return  # nothing refers, and nothing is to: the pack stays as it was appended
+        """Write the pack again in its canonical order (by sha256), each blob of `refs` as a `lines` entry and
+        every other one with its bytes (`kept`: those of old `lines` entries, see referenced_bytes); one rename
+        replaces it. Nothing is written when no entry changes and the pack is in that order already.
+
+        The run appends blobs in the order their events arrived, and concurrent runs (a ToolNode's parallel
+        calls, `Send` tasks) arrive in any order; sorted, the finalized pack is the same bytes in every rerun."""
+        if not refs and not self._referring and self._in_order:
+            return  # nothing refers, nothing is to, and the appends came in order: the pack stays as it is
         with self._lock:
             if self._file is not None:
                 self._file.close()
@@ -402,13 +412,14 @@ class BlobStore(_AppendedFile):
             reader = PackReader(self.root)
             with reader:
                 index = reader.index()
-                if all((sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
-                       for sha, entry in index.items()):
+                if self._in_order and all(
+                        (sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
+                        for sha, entry in index.items()):
                     return
                 temporary = self.root / (PACK_NAME + ".new")
                 with temporary.open("wb") as out:
-                    for sha, entry in index.items():
-                        ref = refs.get(sha)
+                    for sha in sorted(index):
+                        entry, ref = index[sha], refs.get(sha)
                         if ref is not None:
                             out.write(ref.header(sha))
                             continue
@@ -416,6 +427,7 @@ class BlobStore(_AppendedFile):
                         out.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
             os.replace(temporary, self.root / PACK_NAME)
             self._referring = bool(refs)
+            self._in_order, self._last = True, max(index, default="")
 
     def forget_recent(self) -> None:
         with self._lock:

@@ -220,8 +220,9 @@ def agent_messages() -> Iterator[AIMessage]:
     ])
 
 
-def agent_loop(tools: list[Any] | None = None) -> Any:
-    model = ToolCallingFakeModel(messages=agent_messages()).bind_tools([get_price])
+def agent_loop(tools: list[Any] | None = None, messages: Iterator[AIMessage] | None = None) -> Any:
+    """A model asking for tools (its `messages`, by default agent_messages()) and a ToolNode running them."""
+    model = ToolCallingFakeModel(messages=messages or agent_messages()).bind_tools(tools or [get_price])
 
     def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [model.invoke(state["messages"])]}
