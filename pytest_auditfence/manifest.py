@@ -117,7 +117,8 @@ class StepRecord(_Model):
     step: int | None = Field(default=None, description="langgraph_step within its own graph")
     within: str | None = Field(default=None, description="the host step whose subgraph run this step is part of")
     instance: int | None = Field(default=None, ge=1,
-                                 description="which of the host step's subgraph runs (1 = first started)")
+                                 description="which of the host step's subgraph runs, in an order every rerun shares "
+                                             "(docs/capture.md, 'Rounds, instances and steps')")
     upstream: list[str] = Field(default_factory=list,
                                 description="steps that fed it ('__input__': the user's input); never a later one")
     pushed: bool = Field(default=False, description="started by a Send: its input file holds the Send's argument "

@@ -17,7 +17,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.types import Command, Send
 
-from pytest_auditfence.capturing.recorder import MAX_PENDING, NO_CONTENT, Deferred, Recorder
+from pytest_auditfence.capturing.recorder import MAX_PENDING, META_FIELDS, NO_CONTENT, Deferred, Recorder
 
 END_NODE = "__end__"
 START_NODE = "__start__"
@@ -291,6 +291,12 @@ def _error_text(error: BaseException) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+def _in_tool_meta(meta: tuple[Any, ...], in_tool: Any) -> dict[str, Any]:
+    """The meta of a run inside a tool's run, naming that tool run. A run id, so meta and not the payload:
+    the payload is what the journal digest covers, and it must be the same in every rerun."""
+    return {**dict(zip(META_FIELDS, meta)), "in_tool": in_tool}
+
+
 def _key(run_id: Any) -> Any:
     """The handler's dict key of a run: a UUID's int (UUID.__hash__ is a Python-level call, and a node's
     callbacks hash about 17 times); importers' string ids are their own key."""
@@ -389,13 +395,13 @@ class CaptureHandler(BaseCallbackHandler):
         # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
         in_tool = self._in_tool.get(parent) if parent_run_id is not None else None
+        self._calls[key] = info
         if "tool" in fields:
             self._in_tool[key] = run_id
         elif in_tool is not None:
             self._in_tool[key] = in_tool
             # A model called by a tool's own code: the tool's output is then model-derived, not observed.
-            info["in_tool"] = str(in_tool)
-        self._calls[key] = info
+            return info, _in_tool_meta((run_id, parent_run_id, task), in_tool)
         return info, (run_id, parent_run_id, task)
 
     def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> tuple[Any, ...]:
@@ -473,7 +479,9 @@ class CaptureHandler(BaseCallbackHandler):
         structure = structure or {"nodes": [], "edges": None, "subgraph_nodes": []}
         self._graph_nodes[key] = frozenset(structure["nodes"])
         payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
-        self._rec.queue("graph_start", payload, self._meta(run_id, parent_run_id),
+        in_tool = self._in_tool.get(key)  # an agent behind a tool: numbered by the tool call that ran it
+        meta = self._meta(run_id, parent_run_id)
+        self._rec.queue("graph_start", payload, meta if in_tool is None else _in_tool_meta(meta, in_tool),
                         content if owner is None and content is not NO_CONTENT else NO_CONTENT)
 
     def _node_started(self, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], content: Any) -> None:

@@ -44,6 +44,8 @@ class _Graph:
     ok: bool | None = None
     error: str | None = None
     key: tuple[Any, ...] = ()
+    in_tool: str | None = None  # the tool run whose code ran this graph (an agent behind a tool)
+    end_seq: int | None = None
 
 
 @dataclass
@@ -107,6 +109,7 @@ class _Builder:
         self.capture_end: dict[str, Any] | None = None
         self.open_problems: list[str] = []
         self.model_runs_in_tools: set[str] = set()  # tool runs whose own run called a chat model
+        self.call_numbers: dict[str, int] = {}  # call run -> its number among its node's calls (assign_keys)
         for event in events:
             handler = getattr(self, "_on_" + str(event.get("type")), None)
             if handler is not None:
@@ -121,6 +124,7 @@ class _Builder:
             edges=None if edges is None else {(str(a), str(b)) for a, b in edges},
             subgraph_nodes=frozenset(e.get("subgraph_nodes") or ()), input_blob=e.get("blob"),
             level=e.get("level") or CaptureLevel.INSTRUMENTED.value,
+            in_tool=None if _meta(e, "in_tool") is None else str(_meta(e, "in_tool")),
         )
 
     def _on_graph_end(self, e: dict[str, Any]) -> None:
@@ -128,6 +132,7 @@ class _Builder:
         if graph is not None:
             graph.ok = bool(e.get("ok"))
             graph.error = e.get("error")
+            graph.end_seq = e["seq"]
 
     def _on_node_start(self, e: dict[str, Any]) -> None:
         run = str(_meta(e, "run_id"))
@@ -172,8 +177,9 @@ class _Builder:
 
     def _on_model_start(self, e: dict[str, Any]) -> None:
         self._call_start("model", "model", e)
-        if e.get("in_tool"):
-            self.model_runs_in_tools.add(str(e["in_tool"]))
+        in_tool = _meta(e, "in_tool") or e.get("in_tool")  # in the payload in journals of earlier versions
+        if in_tool:
+            self.model_runs_in_tools.add(str(in_tool))
 
     def _on_retriever_end(self, e: dict[str, Any]) -> None:
         self._call_start("retriever", "retriever", e)
@@ -199,10 +205,12 @@ class _Builder:
                 # A graph whose start we could not see: its own instance, ordered by first sighting.
                 self.graphs[task.graph] = _Graph(run=task.graph, seq=task.seq, owner=None, edges=None,
                                                  subgraph_nodes=frozenset(), input_blob=None)
+        self.call_numbers = {call.run: number for call, number in _number_calls(self.calls.values(), self.load,
+                                                                                 self.tasks)}
         siblings: dict[str | None, list[_Graph]] = defaultdict(list)
         for graph in self.graphs.values():
             siblings[graph.owner if graph.owner in self.tasks else None].append(graph)
-        index = {g.run: i for group in siblings.values() for i, g in enumerate(sorted(group, key=lambda g: g.seq))}
+        index = {g.run: i for group in siblings.values() for i, g in enumerate(self._instance_order(group))}
 
         def graph_key(graph: _Graph) -> tuple[Any, ...]:
             if not graph.key:
@@ -238,6 +246,23 @@ class _Builder:
                 paused = []
             for attempt in paused:
                 attempt.round = number + 1
+
+    def _instance_order(self, graphs: list[_Graph]) -> list[_Graph]:
+        """The graph runs of one host task (or the top-level runs) in an order every rerun shares: those a
+        tool ran by the order of its call (an agent behind each of a ToolNode's parallel calls); then runs
+        of which each ended before the next began (a subgraph invoked twice in a node, a run resumed after
+        interrupt()) in that order; runs that overlapped (a batch in threads) by their input's digest."""
+        groups: dict[tuple[Any, ...], list[_Graph]] = defaultdict(list)
+        for graph in graphs:
+            call = self.calls.get(graph.in_tool or "")
+            groups[() if call is None else (call.kind, call.label, self.call_numbers[call.run])].append(graph)
+        ordered: list[_Graph] = []
+        for position in sorted(groups):
+            group = sorted(groups[position], key=lambda g: g.seq)
+            if any(a.end_seq is None or a.end_seq > b.seq for a, b in zip(group, group[1:], strict=False)):
+                group.sort(key=lambda g: (g.input_blob or "", g.seq))
+            ordered.extend(group)
+        return ordered
 
     # -- topology -----------------------------------------------------------------------------------
     def edges(self) -> tuple[set[tuple[str, str]], dict[str, str], dict[str, set[str]]]:
@@ -492,7 +517,7 @@ def materialize(
         kinds[name] = "subgraph"
 
     rounds_of = {t.run: t for t in b.tasks.values()}
-    for call, number in sorted(_number_calls(b.calls.values(), load, b.tasks),
+    for call, number in sorted(((c, b.call_numbers[c.run]) for c in b.calls.values()),
                                key=lambda cn: (cn[0].node or "", cn[0].kind, cn[0].label, cn[1])):
         owner = rounds_of.get(call.task) if call.task else None
         node = owner.name if owner else (call.node or call.label)

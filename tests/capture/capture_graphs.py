@@ -30,6 +30,16 @@ def step(name: str) -> Callable[[State], dict[str, Any]]:
     return run
 
 
+def chain(*nodes: Callable[[State], dict[str, Any]]) -> Any:
+    """A graph that runs `nodes` one after another, each named after its function."""
+    g = StateGraph(State)
+    for node in nodes:
+        g.add_node(node.__name__, node)
+    for a, b in zip([START, *(n.__name__ for n in nodes)], [n.__name__ for n in nodes], strict=False):
+        g.add_edge(a, b)
+    return g.compile()
+
+
 def linear() -> Any:
     g = StateGraph(State)
     for n in ("fetch", "analyze", "write"):

@@ -80,6 +80,12 @@ class _After(BaseCallbackHandler):
     def on_chain_end(self, outputs: Any, *, run_id: Any, **kwargs: Any) -> None:
         self._order.end(run_id)
 
+    def on_tool_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
+        self._order.end(run_id)
+
+    def on_chain_error(self, error: BaseException, *, run_id: Any, **kwargs: Any) -> None:
+        self._order.end(run_id)  # interrupt() ends a node's run this way too
+
 
 class _AsyncBefore(AsyncCallbackHandler):
     """The same hold for a run on one event loop: it awaits instead of blocking the loop's thread."""
@@ -125,16 +131,17 @@ def tool_call(kind: str, arguments: dict[str, Any]) -> str | None:
     return arguments.get("tool_call_id") if kind == "tool" else None
 
 
-def node_task(node: str, field: str) -> Callable[[str, dict[str, Any]], str | None]:
-    """Key a node's task by one field of its input (a Send's argument)."""
+def node_task(node: str | None, field: str | None = None) -> Callable[[str, dict[str, Any]], str | None]:
+    """Key a node's task by one field of its input (a Send's argument), or (`node` None) by the node's name."""
 
     def key(kind: str, arguments: dict[str, Any]) -> str | None:
         metadata = arguments.get("metadata") or {}
-        tags = arguments.get("tags") or []
-        step = metadata.get("langgraph_step")
-        if kind != "chain" or metadata.get("langgraph_node") != node or f"graph:step:{step}" not in tags:
-            return None
+        name = metadata.get("langgraph_node")
+        if kind != "chain" or f"graph:step:{metadata.get('langgraph_step')}" not in (arguments.get("tags") or []):
+            return None  # not a node's own run
+        if node is None:
+            return str(name)
         inputs = arguments.get("inputs")
-        return str(inputs.get(field)) if isinstance(inputs, dict) else None
+        return str(inputs.get(field)) if name == node and isinstance(inputs, dict) else None
 
     return key

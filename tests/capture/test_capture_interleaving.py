@@ -12,14 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from capture_graphs import MapState, agent_loop, map_reduce
+from capture_graphs import MapState, State, agent_loop, chain, map_reduce, step
 from interleave import Gate, node_task, tool_call
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command, interrupt
 
 from pytest_auditfence import Snapshot
 from pytest_auditfence.audit.cascade import audit_cascade_sync
 from pytest_auditfence.capturing.store import PACK_NAME, PackReader
+from pytest_auditfence.manifest import load_manifest
 
 FILING = "".join(f"FY{2000 + i} revenue of HALV: ${1_000 + 7 * i:,} million\n" for i in range(30))
 RATES = "".join(f"FY{2000 + i} rates of HALV: {3 + i / 10:.1f}%\n" for i in range(30))
@@ -38,13 +44,13 @@ def get_rates(ticker: str) -> str:
     return RATES
 
 
-def _agent_app() -> Any:
+def _agent_app(asked: tuple[str, ...] = ("c1", "c2", "c3")) -> Any:
+    """The model asks for three calls at once, in the order `asked`; ToolNode runs them in parallel."""
+    calls = {"c1": {"name": "get_filing", "args": {"ticker": "HALV"}, "id": "c1"},
+             "c2": {"name": "get_rates", "args": {"ticker": "HALV"}, "id": "c2"},
+             "c3": {"name": "get_filing", "args": {"ticker": "HALV-B"}, "id": "c3"}}
     return agent_loop([get_filing, get_rates], iter([
-        AIMessage(content="Reading.", tool_calls=[
-            {"name": "get_filing", "args": {"ticker": "HALV"}, "id": "c1"},
-            {"name": "get_rates", "args": {"ticker": "HALV"}, "id": "c2"},
-            {"name": "get_filing", "args": {"ticker": "HALV-B"}, "id": "c3"},
-        ]),
+        AIMessage(content="Reading.", tool_calls=[calls[c] for c in asked]),
         AIMessage(content=REPORT),
     ]))
 
@@ -86,6 +92,9 @@ def test_toolnode_calls_in_either_order_give_the_same_folder(tmp_path: Path, rea
     assert "tool_call_id: c3" in (asked / "tools/tools/r1.get_filing.2.txt").read_text()
     assert "ticker: HALV-B" in (asked / "tools/tools/r1.get_filing.2.arguments.txt").read_text()
     assert audit_cascade_sync(trace_dir=reverse).coverage.numerator == 1
+    # the order the model asked in is a fact of the run: asked the other way round, the calls swap numbers
+    swapped = read_tree(_capture(tmp_path / "swapped", _agent_app(("c3", "c2", "c1")), inputs, None, mode))
+    assert {"tools/tools/r1.get_filing.1.txt", "tools/tools/r1.get_filing.2.txt"} <= set(_differences(first, swapped))
 
 
 def test_the_pack_is_in_canonical_order_and_reads_back(tmp_path: Path) -> None:
@@ -105,3 +114,101 @@ def test_send_tasks_in_either_order_give_the_same_folder(tmp_path: Path, read_tr
     other = _capture(tmp_path / "other", map_reduce(), inputs, Gate(["GOOG", "MSFT", "AAPL"], key), report="x")
     assert _differences(read_tree(one), read_tree(other)) == []
     assert "AAPL closed at" in (one / "nodes/price/r1.output.txt").read_text()
+
+
+def _research_agent() -> Any:
+    """A small graph a tool runs (an agent behind a tool): what it finds depends on the topic it is given."""
+
+    def search(state: State) -> dict[str, Any]:
+        return {"log": [f"{state['log'][0]}: " + " ".join(f"page {i} of {state['log'][0]}" for i in range(40))]}
+
+    def summarize(state: State) -> dict[str, Any]:
+        return {"log": [f"{state['log'][0]} revenue was ${len(state['log'][0]) * 111:,} million"]}
+
+    return chain(search, summarize)
+
+
+def test_agents_behind_parallel_tools_in_either_order_give_the_same_folder(tmp_path: Path, read_tree: Any) -> None:
+    agent = _research_agent()
+
+    @tool
+    def research(topic: str, config: RunnableConfig) -> str:
+        """Research a topic with the research agent."""
+        return agent.invoke({"log": [topic]}, config)["log"][-1]
+
+    def app() -> Any:
+        return agent_loop([research], iter([
+            AIMessage(content="", tool_calls=[{"name": "research", "args": {"topic": "HALV"}, "id": "r1"},
+                                              {"name": "research", "args": {"topic": "KORB"}, "id": "r2"}]),
+            AIMessage(content="HALV revenue was $444 million."),
+        ]))
+
+    inputs = {"messages": [("user", "Research HALV and KORB.")]}
+    one = _capture(tmp_path / "one", app(), inputs, Gate(["r1", "r2"], tool_call),
+                   report="HALV revenue was $444 million.")
+    other = _capture(tmp_path / "other", app(), inputs, Gate(["r2", "r1"], tool_call),
+                     report="HALV revenue was $444 million.")
+    assert _differences(read_tree(one), read_tree(other)) == []
+    # each run of the agent is a round of its nodes, numbered by the tool call that ran it (r1, then r2)
+    assert "HALV revenue was $444 million" in (one / "nodes/tools/summarize/r1.output.txt").read_text()
+    assert "KORB revenue was $444 million" in (one / "nodes/tools/summarize/r2.output.txt").read_text()
+
+
+def test_a_tool_that_calls_a_chat_model_gives_the_same_folder_in_a_rerun(tmp_path: Path, read_tree: Any) -> None:
+    def app() -> Any:
+        reader = GenericFakeChatModel(messages=iter([AIMessage(content="The page says HALV grew 12%.")] * 2))
+
+        @tool
+        def read_web(topic: str) -> str:
+            """Read web pages about a topic and summarise them."""
+            return reader.invoke([("user", f"Summarise the pages on {topic}.")]).content
+
+        return agent_loop([read_web, get_filing], iter([
+            AIMessage(content="", tool_calls=[{"name": "read_web", "args": {"topic": "HALV"}, "id": "w1"},
+                                              {"name": "get_filing", "args": {"ticker": "HALV"}, "id": "w2"}]),
+            AIMessage(content=REPORT),
+        ]))
+
+    inputs = {"messages": [("user", "Summarise HALV's filing.")]}
+    one = _capture(tmp_path / "one", app(), inputs, Gate(["w1", "w2"], tool_call))
+    other = _capture(tmp_path / "other", app(), inputs, Gate(["w2", "w1"], tool_call))
+    assert _differences(read_tree(one), read_tree(other)) == []
+    derived = {f.tool: f.model_derived for f in load_manifest(one).files if f.kind == "tool_call"}
+    assert derived == {"read_web": True, "get_filing": False}
+
+
+def _review_app() -> Any:
+    """Two branches in one step; `approve` pauses with interrupt() until the run is resumed."""
+
+    def approve(state: State) -> dict[str, Any]:
+        return {"log": [f"approved: {interrupt('approve the note?')}"]}
+
+    graph = StateGraph(State)
+    graph.add_node("fetch", step("fetch"))
+    graph.add_node("approve", approve)
+    graph.add_node("write", step("write"))
+    graph.add_edge(START, "fetch")
+    graph.add_edge(START, "approve")
+    graph.add_edge(["fetch", "approve"], "write")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def test_an_interrupt_beside_a_parallel_branch_in_either_order_gives_the_same_folder(tmp_path: Path,
+                                                                                     read_tree: Any) -> None:
+    def capture(trace: Path, order: list[str]) -> Path:
+        app, snap = _review_app(), Snapshot(trace)
+        config = snap.config(configurable={"thread_id": "review-1"})
+        gate = Gate(order, node_task(None))
+        config["callbacks"] = gate.around(snap.handler)
+        assert "__interrupt__" in app.invoke({"log": []}, config=config)
+        assert gate.passed()
+        config["callbacks"] = [snap.handler]
+        app.invoke(Command(resume="yes"), config=config)
+        snap.set_report("x")
+        snap.finalize()
+        return trace
+
+    one, other = capture(tmp_path / "one", ["fetch", "approve"]), capture(tmp_path / "other", ["approve", "fetch"])
+    assert _differences(read_tree(one), read_tree(other)) == []
+    assert "approved: yes" in (one / "nodes/approve/r1.output.txt").read_text()
+    assert (one / "nodes/approve/r1.interrupted.txt").is_file()

@@ -16,7 +16,9 @@ from langgraph.graph import START, MessagesState, StateGraph
 
 from pytest_auditfence import Snapshot, read_trace_text
 from pytest_auditfence.audit.cascade import audit_cascade_sync
+from pytest_auditfence.capturing.store import read_journal
 from pytest_auditfence.errors import IntegrityError, TraceDirError
+from pytest_auditfence.integrity import arrival_digest, journal_digest
 
 REPORT = "Revenue was $1,234 million in FY2024. Halvorsen invented a $9 billion order."
 
@@ -154,6 +156,25 @@ def test_the_journal_digest_is_as_stable_as_the_manifest(tmp_path: Path) -> None
     a, b = capture(tmp_path / "a"), capture(tmp_path / "b")
     assert (a / "manifest.json").read_bytes() == (b / "manifest.json").read_bytes()
     assert json.loads((a / "manifest.json").read_text())["journal"]["digest"]
+
+
+def test_a_folder_that_recorded_the_arrival_digest_of_an_earlier_version_still_audits(tmp_path: Path) -> None:
+    # Earlier versions digested the events in journal order with their seq; such a folder still verifies,
+    # and an edited journal is refused under either digest.
+    trace = capture(tmp_path / "t")
+    journal, manifest_path = trace / "journal.jsonl", trace / "manifest.json"
+    events = read_journal(journal).events
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["journal"]["digest"] == journal_digest(events) != arrival_digest(events)
+    manifest["journal"]["digest"] = arrival_digest(events)
+    manifest_path.write_text(json.dumps(manifest))
+    audit_cascade_sync(trace_dir=trace)
+    lines = journal.read_text().splitlines()
+    event = json.loads(lines[2])
+    event["type"] = "graph_end_edited"
+    journal.write_text("\n".join([*lines[:2], json.dumps(event), *lines[3:]]) + "\n")
+    with pytest.raises(IntegrityError, match=r"journal\.jsonl: its events do not match the digest"):
+        audit_cascade_sync(trace_dir=trace)
 
 
 def _race(trace: str, label: str, barrier, results) -> None:
