@@ -1,7 +1,8 @@
 """Where finalize() spends its time on the 50-node bench of capture_overhead.py: CPU ms per stage.
 
 Wraps the stages (Recorder.flush and, inside it, Redactor.value and BlobStore.put_value; materialize;
-share_lines; Manifest.to_json; file writes and folder creation; read_journal; journal_digest) and prints the
+share_lines; Manifest.to_json; file writes and folder creation; read_journal; journal_digest; the pack's
+rewrite) and prints the
 median over `--runs` finalizes, with the bare run's median for scale. CPU time (time.process_time: user and
 kernel time of this process), so other processes on a shared machine disturb it less than wall time.
 Usage: .venv/bin/python bench/finalize_stages.py [--runs 20] [--nodes 50]
@@ -59,6 +60,7 @@ def main() -> None:
         (Manifest, "to_json", "manifest to_json"),
         (store, "read_journal", "read_journal"),
         (integrity, "journal_digest", "journal_digest"),
+        (store.BlobStore, "rewrite", "pack rewrite"),
         (pathlib.Path, "mkdir", "folder creation"),
         (pathlib.Path, "write_text", "file writes"),
         *([(store, "write_text_file", "file writes")] if hasattr(store, "write_text_file") else []),

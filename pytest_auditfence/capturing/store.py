@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import shutil
 import stat
@@ -332,6 +333,7 @@ class BlobStore(_AppendedFile):
     def __init__(self, trace_dir: Path) -> None:
         super().__init__()
         self.root = trace_dir / BLOBS_DIR
+        self.path = self.root / PACK_NAME
         self._known: set[str] = set()
         self._recent: dict[str, str] = {}
         self._recent_chars = 0
@@ -417,13 +419,15 @@ class BlobStore(_AppendedFile):
                         for sha, entry in index.items()):
                     return
                 temporary = self.root / (PACK_NAME + ".new")
-                with temporary.open("wb") as out:
+                # the old pack mapped, not read blob by blob (a seek and a read each) nor whole into memory
+                with self.path.open("rb") as old, mmap.mmap(old.fileno(), 0, access=mmap.ACCESS_READ) as mapped, \
+                        temporary.open("wb") as out:
                     for sha in sorted(index):
                         entry, ref = index[sha], refs.get(sha)
                         if ref is not None:
                             out.write(ref.header(sha))
                             continue
-                        data = kept[sha] if isinstance(entry, TextRef) else reader.data(sha)
+                        data = kept[sha] if isinstance(entry, TextRef) else mapped[entry[0]:entry[0] + entry[1]]
                         out.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
             os.replace(temporary, self.root / PACK_NAME)
             self._referring = bool(refs)
