@@ -712,4 +712,5 @@ class CaptureHandler(BaseCallbackHandler):
 
     def _retriever_ended(self, documents: list[Any], run_id: UUID, parent_run_id: UUID | None) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
-        self._rec.queue("retriever_end", info, self._meta(run_id, parent_run_id), documents)
+        meta, in_tool = self._meta(run_id, parent_run_id), self._in_tool.get(_key(run_id))
+        self._rec.queue("retriever_end", info, meta if in_tool is None else _in_tool_meta(meta, in_tool), documents)

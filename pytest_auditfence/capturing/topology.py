@@ -82,6 +82,7 @@ class _Call:
     level: str
     start: dict[str, Any] = field(default_factory=dict)
     end: dict[str, Any] | None = None
+    in_tool: str | None = None  # the tool run whose code made this call
 
 
 @dataclass
@@ -161,9 +162,10 @@ class _Builder:
 
     def _call_start(self, kind: str, label_key: str, e: dict[str, Any]) -> None:
         run = str(_meta(e, "run_id"))
+        in_tool = _meta(e, "in_tool") or e.get("in_tool")  # in the payload in journals of earlier versions
         self.calls[run] = _Call(kind=kind, run=run, task=_meta(e, "task"), node=e.get("node"),
                                 label=str(e.get(label_key) or kind), level=e.get("level") or "instrumented",
-                                start=e)
+                                start=e, in_tool=None if in_tool is None else str(in_tool))
 
     def _call_end(self, e: dict[str, Any]) -> None:
         call = self.calls.get(str(_meta(e, "run_id")))
@@ -177,9 +179,9 @@ class _Builder:
 
     def _on_model_start(self, e: dict[str, Any]) -> None:
         self._call_start("model", "model", e)
-        in_tool = _meta(e, "in_tool") or e.get("in_tool")  # in the payload in journals of earlier versions
+        in_tool = self.calls[str(_meta(e, "run_id"))].in_tool
         if in_tool:
-            self.model_runs_in_tools.add(str(in_tool))
+            self.model_runs_in_tools.add(in_tool)
 
     def _on_retriever_end(self, e: dict[str, Any]) -> None:
         self._call_start("retriever", "retriever", e)
@@ -357,22 +359,38 @@ def _number_calls(
     of every rerun, never in the order their events happened to arrive:
     - calls that answer the tool calls of one model message (ToolNode runs them in parallel): the order of
       their ids in the node's input, i.e. the order the model asked for them;
+    - calls a tool's own code made (a model or retriever behind each of a ToolNode's parallel calls): first by
+      the number of the tool call that made them, then as below;
     - calls of which each ended before the next began (a node calling a tool in a loop): that order;
     - otherwise (concurrent calls without ids): by content digests."""
     groups: dict[tuple[Any, ...], list[_Call]] = defaultdict(list)
+    by_run: dict[str, _Call] = {}
     for call in calls:
         groups[(call.task or "", call.node or "", call.kind, call.label)].append(call)
-    numbered: list[tuple[_Call, int]] = []
-    for group in groups.values():
-        ordered = _requested_order(group, load, tasks) or _sequential_order(group)
-        if ordered is None:
-            def digests(c: _Call) -> tuple[str, ...]:
-                end = c.end or {}
-                return (c.start.get("blob") or "", str(c.start.get("tool_call_id") or ""), end.get("blob") or "",
-                        str(end.get("error") or ""))
-            ordered = sorted(group, key=digests)
-        numbered.extend((c, n) for n, c in enumerate(ordered, start=1))
-    return numbered
+        by_run[call.run] = call
+    numbers: dict[str, int] = {}
+    # Groups without a call made inside a tool first: they hold every tool call, whose numbers place the rest.
+    for group in sorted(groups.values(), key=lambda g: any(c.in_tool for c in g)):
+        places: dict[tuple[Any, ...], list[_Call]] = defaultdict(list)
+        for call in group:
+            tool = by_run.get(call.in_tool or "")
+            places[() if tool is None else (tool.label, numbers.get(tool.run, 0))].append(call)
+        ordered = [c for place in sorted(places) for c in _made_order(places[place], load, tasks)]
+        numbers.update((c.run, n) for n, c in enumerate(ordered, start=1))
+    return [(by_run[run], number) for run, number in numbers.items()]
+
+
+def _made_order(calls: list[_Call], load: Callable[[str], Any], tasks: dict[str, _Task]) -> list[_Call]:
+    ordered = _requested_order(calls, load, tasks) or _sequential_order(calls)
+    if ordered is not None:
+        return ordered
+
+    def digests(c: _Call) -> tuple[str, ...]:
+        end = c.end or {}
+        return (c.start.get("blob") or "", str(c.start.get("tool_call_id") or ""), end.get("blob") or "",
+                str(end.get("error") or ""))
+
+    return sorted(calls, key=digests)
 
 
 def _requested_order(group: list[_Call], load: Callable[[str], Any], tasks: dict[str, _Task]) -> list[_Call] | None:

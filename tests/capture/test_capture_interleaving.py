@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 from capture_graphs import MapState, State, agent_loop, chain, map_reduce, step
 from interleave import Gate, node_task, tool_call
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
@@ -154,27 +157,51 @@ def test_agents_behind_parallel_tools_in_either_order_give_the_same_folder(tmp_p
     assert "KORB revenue was $444 million" in (one / "nodes/tools/summarize/r2.output.txt").read_text()
 
 
-def test_a_tool_that_calls_a_chat_model_gives_the_same_folder_in_a_rerun(tmp_path: Path, read_tree: Any) -> None:
-    def app() -> Any:
-        reader = GenericFakeChatModel(messages=iter([AIMessage(content="The page says HALV grew 12%.")] * 2))
+class _Summariser(BaseChatModel):
+    """A chat model whose reply depends on what it is asked only (not on how many calls came before)."""
 
+    @property
+    def _llm_type(self) -> str:
+        return "summariser"
+
+    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
+                  **kwargs: Any) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=f"Summary: {messages[-1].content}"))])
+
+
+class _Pages(BaseRetriever):
+    def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
+        return [Document(page_content=f"A page on {query}: its revenue grew {len(query)}% in FY2024.")]
+
+
+def test_models_and_retrievers_called_by_parallel_tools_in_either_order_give_the_same_folder(
+        tmp_path: Path, read_tree: Any) -> None:
+    def app() -> Any:
         @tool
         def read_web(topic: str) -> str:
             """Read web pages about a topic and summarise them."""
-            return reader.invoke([("user", f"Summarise the pages on {topic}.")]).content
+            pages = _Pages().invoke(topic)
+            return _Summariser().invoke([("user", pages[0].page_content)]).content
 
         return agent_loop([read_web, get_filing], iter([
             AIMessage(content="", tool_calls=[{"name": "read_web", "args": {"topic": "HALV"}, "id": "w1"},
-                                              {"name": "get_filing", "args": {"ticker": "HALV"}, "id": "w2"}]),
+                                              {"name": "get_filing", "args": {"ticker": "HALV"}, "id": "w2"},
+                                              {"name": "read_web", "args": {"topic": "KORB A"}, "id": "w3"}]),
             AIMessage(content=REPORT),
         ]))
 
     inputs = {"messages": [("user", "Summarise HALV's filing.")]}
-    one = _capture(tmp_path / "one", app(), inputs, Gate(["w1", "w2"], tool_call))
-    other = _capture(tmp_path / "other", app(), inputs, Gate(["w2", "w1"], tool_call))
+    one = _capture(tmp_path / "one", app(), inputs, Gate(["w1", "w2", "w3"], tool_call))
+    other = _capture(tmp_path / "other", app(), inputs, Gate(["w3", "w2", "w1"], tool_call))
     assert _differences(read_tree(one), read_tree(other)) == []
-    derived = {f.tool: f.model_derived for f in load_manifest(one).files if f.kind == "tool_call"}
-    assert derived == {"read_web": True, "get_filing": False}
+    derived = {f.path: f.model_derived for f in load_manifest(one).files if f.kind == "tool_call"}
+    assert derived == {"tools/tools/r1.get_filing.1.txt": False, "tools/tools/r1.read_web.1.txt": True,
+                       "tools/tools/r1.read_web.2.txt": True}
+    # the model and retriever calls a tool's code made take the place of the tool call that made them
+    assert "Summary: A page on HALV:" in (one / "models/tools/r1._Summariser.1.txt").read_text()
+    assert "Summary: A page on KORB A:" in (one / "models/tools/r1._Summariser.2.txt").read_text()
+    assert "query: HALV" in (one / "retrievers/tools/r1._Pages.1.txt").read_text()
+    assert "query: KORB A" in (one / "retrievers/tools/r1._Pages.2.txt").read_text()
 
 
 def _review_app() -> Any:
