@@ -5,7 +5,9 @@ with the in-process verifier and with the naive approach of spawning `rg` once p
 prints one table with the ratios. Next to it: the audit's read rate (corpus MB over index + verify seconds),
 its cost as a multiple of one `rg` pass over the whole folder (a fixed-string count, which reads every
 byte), and its peak memory as a multiple of the text it reads (the growth of the resident set's high-water
-mark, `VmHWM`, of a child process that runs only the audit; `--no-memory` skips it).
+mark, `VmHWM`, of a child process that runs only the audit; `--no-memory` skips it; `--heap` adds the peak
+of the Python heap the audit allocates, by tracemalloc in another child, and both as a slope between the
+smallest and the largest corpus, where the fixed part cancels out).
 Run: .venv/bin/python bench/verify_scaling.py [--sizes 1,10,100] [--claims 1000]
 """
 
@@ -18,6 +20,7 @@ import resource
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 from pytest_auditfence.claims.quantities import parse_quantities
@@ -133,13 +136,15 @@ def run_rg_scan(root: Path, repeats: int = 3) -> float:
     return best
 
 
-def run_memory(size: int, count: int) -> int:
+def run_memory(size: int, count: int, heap: bool = False) -> int:
     """Peak memory of the audit alone: a child process builds the claims, notes its resident high-water mark,
     runs index + verify, and reports how far the mark rose (bytes): `VmHWM` after the mark is reset to the current
-    `VmRSS` through /proc/self/clear_refs, or `ru_maxrss` where /proc is not there."""
-    out = subprocess.run([sys.executable, __file__, "--memory-child", f"{size},{count}"], capture_output=True,
-                         text=True, check=True)
-    return int(json.loads(out.stdout.strip().splitlines()[-1])["rss_growth"])
+    `VmRSS` through /proc/self/clear_refs, or `ru_maxrss` where /proc is not there. With `heap`, another child
+    reports instead the peak of the Python heap allocated during the audit (tracemalloc, started after the
+    claims are built: what the audit allocates and holds at its worst moment, without the allocator's slack)."""
+    out = subprocess.run([sys.executable, __file__, "--memory-child", f"{size},{count},{int(heap)}"],
+                         capture_output=True, text=True, check=True)
+    return int(json.loads(out.stdout.strip().splitlines()[-1])["heap_peak" if heap else "rss_growth"])
 
 
 def _status_kib(field: str) -> int | None:
@@ -153,9 +158,14 @@ def _status_kib(field: str) -> int | None:
 
 
 def _memory_child(spec: str) -> int:
-    size, count = (int(x) for x in spec.split(","))
+    size, count, heap = (int(x) for x in spec.split(","))
     root, sources = corpus(size)
     document, records = claims(root, sources, count)
+    if heap:
+        tracemalloc.start()
+        run_ours(root, sources, document, records)
+        print(json.dumps({"heap_peak": tracemalloc.get_traced_memory()[1]}))
+        return 0
     try:
         # reset the high-water mark to the current resident set (Linux): a forked child inherits its parent's
         Path("/proc/self/clear_refs").write_text("5")
@@ -187,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claims", type=int, default=200, help="claims verified per corpus")
     parser.add_argument("--naive-claims", type=int, default=40, help="claims timed with rg per atom")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-memory child process")
+    parser.add_argument("--heap", action="store_true",
+                        help="also measure the audit's Python heap peak (tracemalloc; a child that runs 2-4x slower)")
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
@@ -200,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         ours["bytes"] = corpus_bytes(root, sources)
         ours["rg_scan_s"] = run_rg_scan(root)
         ours["memory"] = None if args.no_memory else run_memory(size, args.claims)
+        ours["heap"] = run_memory(size, args.claims, heap=True) if args.heap else None
         rows.append((size, len(sources), ours, args.naive_claims / naive_s))
         print(f"  {size} MB done: {dict(sorted(ours['verdicts'].items()))}", file=sys.stderr)
     print(f"{'corpus':>7} {'files':>6} {'index s':>8} {'verify s':>9} {'claims/s':>9} {'claims/s':>10}"
@@ -211,16 +224,26 @@ def main(argv: list[str] | None = None) -> int:
         total_rate = n / (ours["index_s"] + ours["verify_s"])
         print(f"{size:>5}MB {files:>6} {ours['index_s']:>8.2f} {ours['verify_s']:>9.3f} {verify_rate:>9.0f} "
               f"{total_rate:>10.1f} {naive_rate:>9.1f} {verify_rate / naive_rate:>6.0f}x {total_rate / naive_rate:>6.1f}x")
-    print(f"\n{'corpus':>7} {'MB':>7} {'MB/s':>6} {'rg scan s':>9} {'audit/rg':>9} {'peak MB':>8} {'peak/text':>9}")
+    print(f"\n{'corpus':>7} {'MB':>7} {'MB/s':>6} {'rg scan s':>9} {'audit/rg':>9} {'peak MB':>8} {'peak/text':>9}"
+          f" {'heap MB':>8} {'heap/text':>9}")
+
+    def ratio(memory: int | None, text: int) -> str:
+        return f"{memory / 1e6:>8.1f} {memory / text:>8.2f}x" if memory is not None else f"{'-':>8} {'-':>9}"
+
     for size, _, ours, _ in rows:
         mb = ours["bytes"] / 1e6
         audit_s = ours["index_s"] + ours["verify_s"]
-        memory = ours["memory"]
-        peak = f"{memory / 1e6:>8.1f} {memory / ours['bytes']:>8.2f}x" if memory is not None else f"{'-':>8} {'-':>9}"
         print(f"{size:>5}MB {mb:>7.2f} {mb / audit_s:>6.2f} {ours['rg_scan_s']:>9.3f} "
-              f"{audit_s / ours['rg_scan_s']:>8.0f}x {peak}")
+              f"{audit_s / ours['rg_scan_s']:>8.0f}x {ratio(ours['memory'], ours['bytes'])} "
+              f"{ratio(ours['heap'], ours['bytes'])}")
     print("(audit = index + verify of the claims; rg scan = one rg process reading the whole folder; peak = growth"
-          " of VmHWM of a child running only the audit, over the corpus's bytes)")
+          " of VmHWM of a child running only the audit, over the corpus's bytes; heap = tracemalloc's peak of what"
+          " the audit allocated, --heap)")
+    for label, field in (("peak", "memory"), ("heap", "heap")):
+        measured = [(ours["bytes"], ours[field]) for _, _, ours, _ in rows if ours[field] is not None]
+        if len(measured) > 1:  # the fixed part (imports, compiled patterns) cancels out of the slope
+            (b0, m0), (b1, m1) = measured[0], measured[-1]
+            print(f"{label} per further byte of text ({b0 / 1e6:.1f} -> {b1 / 1e6:.1f} MB): {(m1 - m0) / (b1 - b0):.2f}x")
     if len(rows) > 1:
         base = rows[0]
         print("\nscaling against the smallest corpus (1.0 = linear in corpus size):")
