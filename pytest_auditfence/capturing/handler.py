@@ -703,7 +703,9 @@ class CaptureHandler(BaseCallbackHandler):
         self._push((CaptureHandler._retriever_started, run_id, parent_run_id, str(retriever), str(query)))
 
     def _retriever_started(self, run_id: UUID, parent_run_id: UUID | None, retriever: str, query: str) -> None:
-        self._start_call(run_id, parent_run_id, retriever=retriever, query=self._rec.text(query))
+        # Its own event, so that calls that overlapped are told from calls made one after another.
+        self._rec.queue("retriever_start", *self._start_call(run_id, parent_run_id, retriever=retriever,
+                                                             query=self._rec.text(query)))
 
     def on_retriever_end(
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
@@ -712,5 +714,4 @@ class CaptureHandler(BaseCallbackHandler):
 
     def _retriever_ended(self, documents: list[Any], run_id: UUID, parent_run_id: UUID | None) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
-        meta, in_tool = self._meta(run_id, parent_run_id), self._in_tool.get(_key(run_id))
-        self._rec.queue("retriever_end", info, meta if in_tool is None else _in_tool_meta(meta, in_tool), documents)
+        self._rec.queue("retriever_end", info, self._meta(run_id, parent_run_id), documents)

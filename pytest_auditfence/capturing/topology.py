@@ -183,9 +183,14 @@ class _Builder:
         if in_tool:
             self.model_runs_in_tools.add(in_tool)
 
-    def _on_retriever_end(self, e: dict[str, Any]) -> None:
+    def _on_retriever_start(self, e: dict[str, Any]) -> None:
         self._call_start("retriever", "retriever", e)
-        self.calls[str(_meta(e, "run_id"))].end = e
+
+    def _on_retriever_end(self, e: dict[str, Any]) -> None:
+        run = str(_meta(e, "run_id"))
+        if run not in self.calls:  # a journal of an earlier version: the end was the call's only event
+            self._call_start("retriever", "retriever", e)
+        self.calls[run].end = e
 
     def _on_artifact(self, e: dict[str, Any]) -> None:
         self.artifacts[str(e["name"])] = (e["blob"], e.get("level") or CaptureLevel.DECLARED.value)
@@ -577,7 +582,7 @@ def materialize(
             write(path, body, kind="model_call", node=node, round=round_, step=step, error="error" in body)
         else:
             body = {"retriever": call.label, "node": node, "query": call.start.get("query"),
-                    "documents": value(call.start.get("blob"))}
+                    "documents": value(end.get("blob"))}
             write(path, body, kind="retriever", node=node, round=round_, step=step)
 
     for name in sorted(b.artifacts):

@@ -5,8 +5,8 @@ interleavings and compare the folders.
 handler and holds a run's start until every run named earlier in `order` has ended; `after` sits behind it
 and marks a run ended once the capture handler has seen its end. So the capture handler receives whole
 runs in `order` (start, inner events, end; then the next), whatever the threads or the event loop would
-have done. `key_of(kind, arguments)` names the run an event starts ('tool' or 'chain'), or None for runs
-the gate leaves alone."""
+have done. `key_of(kind, arguments)` names the run an event starts ('tool', 'chain' or 'retriever'), or
+None for runs the gate leaves alone."""
 
 from __future__ import annotations
 
@@ -51,21 +51,33 @@ class _Order:
 class _Before(BaseCallbackHandler):
     run_inline = True
 
-    def __init__(self, order: _Order) -> None:
+    def __init__(self, order: _Order, at_end: bool) -> None:
         self._order = order
+        self._at_end = at_end
 
     def _hold(self, kind: str, run_id: Any, arguments: dict[str, Any]) -> None:
         key = self._order.start(kind, run_id, arguments)
-        if key is not None:
-            with self._order.changed:
-                if not self._order.changed.wait_for(lambda: self._order.ready(key), timeout=WAIT_SECONDS):
-                    raise AssertionError(f"gate: {key} waited {WAIT_SECONDS} s for {self._order.order}")
+        if key is not None and not self._at_end:
+            self._wait(key)
+
+    def _wait(self, key: str) -> None:
+        with self._order.changed:
+            if not self._order.changed.wait_for(lambda: self._order.ready(key), timeout=WAIT_SECONDS):
+                raise AssertionError(f"gate: {key} waited {WAIT_SECONDS} s for {self._order.order}")
 
     def on_tool_start(self, serialized: Any, input_str: str, *, run_id: Any, **kwargs: Any) -> None:
         self._hold("tool", run_id, {"input": input_str, **kwargs})
 
     def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: Any, **kwargs: Any) -> None:
         self._hold("chain", run_id, {"inputs": inputs, **kwargs})
+
+    def on_retriever_start(self, serialized: Any, query: str, *, run_id: Any, **kwargs: Any) -> None:
+        self._hold("retriever", run_id, {"query": query, **kwargs})
+
+    def on_retriever_end(self, documents: Any, *, run_id: Any, **kwargs: Any) -> None:
+        key = self._order.runs.get(run_id)
+        if key is not None and self._at_end:  # the runs overlap; only their ends come in `order`
+            self._wait(key)
 
 
 class _After(BaseCallbackHandler):
@@ -75,6 +87,9 @@ class _After(BaseCallbackHandler):
         self._order = order
 
     def on_tool_end(self, output: Any, *, run_id: Any, **kwargs: Any) -> None:
+        self._order.end(run_id)
+
+    def on_retriever_end(self, documents: Any, *, run_id: Any, **kwargs: Any) -> None:
         self._order.end(run_id)
 
     def on_chain_end(self, outputs: Any, *, run_id: Any, **kwargs: Any) -> None:
@@ -112,9 +127,11 @@ class _AsyncBefore(AsyncCallbackHandler):
 
 class Gate:
     def __init__(self, order: list[str], key_of: Callable[[str, dict[str, Any]], str | None], *,
-                 asynchronous: bool = False) -> None:
+                 asynchronous: bool = False, at_end: bool = False) -> None:
+        """`at_end`: hold a run's end instead of its start (runs that overlap, whose ends come in `order`;
+        retrievers only)."""
         self.order = _Order(order, key_of)
-        self.before: BaseCallbackHandler = _AsyncBefore(self.order) if asynchronous else _Before(self.order)
+        self.before: BaseCallbackHandler = _AsyncBefore(self.order) if asynchronous else _Before(self.order, at_end)
         self.after = _After(self.order)
 
     def around(self, capture: BaseCallbackHandler) -> list[BaseCallbackHandler]:
@@ -145,3 +162,8 @@ def node_task(node: str | None, field: str | None = None) -> Callable[[str, dict
         return str(inputs.get(field)) if name == node and isinstance(inputs, dict) else None
 
     return key
+
+
+def retrieval(kind: str, arguments: dict[str, Any]) -> str | None:
+    """Key a retriever run by its query."""
+    return arguments.get("query") if kind == "retriever" else None

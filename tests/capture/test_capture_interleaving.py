@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 from capture_graphs import MapState, State, agent_loop, chain, map_reduce, step
-from interleave import Gate, node_task, tool_call
+from interleave import Gate, node_task, retrieval, tool_call
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -202,6 +203,29 @@ def test_models_and_retrievers_called_by_parallel_tools_in_either_order_give_the
     assert "Summary: A page on KORB A:" in (one / "models/tools/r1._Summariser.2.txt").read_text()
     assert "query: HALV" in (one / "retrievers/tools/r1._Pages.1.txt").read_text()
     assert "query: KORB A" in (one / "retrievers/tools/r1._Pages.2.txt").read_text()
+
+
+def test_retrievers_run_at_once_give_the_same_folder_whichever_ends_first(tmp_path: Path, read_tree: Any) -> None:
+    def app() -> Any:
+        both_started = threading.Barrier(2)
+
+        class Overlapping(_Pages):
+            def _get_relevant_documents(self, query: str, *, run_manager: Any = None) -> list[Document]:
+                both_started.wait(timeout=10)  # each call has begun before either ends: they overlap
+                return super()._get_relevant_documents(query)
+
+        def read(state: State, config: RunnableConfig) -> dict[str, Any]:
+            found = Overlapping().batch(["HALV", "KORB A"], config)
+            return {"log": [docs[0].page_content for docs in found]}
+
+        return chain(read)
+
+    one = _capture(tmp_path / "one", app(), {"log": []}, Gate(["HALV", "KORB A"], retrieval, at_end=True), report="x")
+    other = _capture(tmp_path / "other", app(), {"log": []}, Gate(["KORB A", "HALV"], retrieval, at_end=True),
+                     report="x")
+    assert _differences(read_tree(one), read_tree(other)) == []
+    texts = [(one / f"retrievers/read/r1.Overlapping.{n}.txt").read_text() for n in (1, 2)]
+    assert sorted("query: HALV\n" in t for t in texts) == [False, True]
 
 
 def _review_app() -> Any:
