@@ -243,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
         measured = [(ours["bytes"], ours[field]) for _, _, ours, _ in rows if ours[field] is not None]
         if len(measured) > 1:  # the fixed part (imports, compiled patterns) cancels out of the slope
             (b0, m0), (b1, m1) = measured[0], measured[-1]
-            print(f"{label} per further byte of text ({b0 / 1e6:.1f} -> {b1 / 1e6:.1f} MB): {(m1 - m0) / (b1 - b0):.2f}x")
+            print(f"{label} per further byte of text ({b0 / 1e6:.1f} -> {b1 / 1e6:.1f} MB): "
+                  f"{(m1 - m0) / (b1 - b0):.2f}x")
     if len(rows) > 1:
         base = rows[0]
         print("\nscaling against the smallest corpus (1.0 = linear in corpus size):")

@@ -15,6 +15,8 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.types import Command, interrupt
 
 from pytest_auditfence import Snapshot
+from pytest_auditfence.capturing.store import read_journal
+from pytest_auditfence.capturing.topology import materialize
 
 
 class Filings(BaseRetriever):
@@ -103,3 +105,14 @@ def test_chat_model_call_records_messages_output_and_token_usage(tmp_path: Path)
     text = (snap.trace_dir / call.path).read_text()
     assert "Summarise HALV" in text and "HALV revenue was $1,234 million." in text
     assert "input_tokens: 21" in text and "total_tokens: 30" in text
+
+
+def test_a_journal_of_an_earlier_version_without_retriever_starts_gives_the_same_files(tmp_path: Path) -> None:
+    snap = _run(tmp_path / "t")
+    events = read_journal(snap.trace_dir / "journal.jsonl").events
+    assert [e["type"] for e in events].count("retriever_start") == 1
+    load = snap.recorder.blobs.reader().value
+    now = materialize(events, load)
+    earlier = materialize([e for e in events if e["type"] != "retriever_start"], load)
+    assert earlier.files == now.files
+    assert "10-Q: revenue was $311 million" in now.files["retrievers/fetch/r1.Filings.1.txt"]

@@ -28,7 +28,8 @@ from langgraph.types import Command, interrupt
 
 from pytest_auditfence import Snapshot
 from pytest_auditfence.audit.cascade import audit_cascade_sync
-from pytest_auditfence.capturing.store import PACK_NAME, PackReader
+from pytest_auditfence.capturing.store import PACK_NAME, BlobStore, PackReader, read_journal
+from pytest_auditfence.capturing.topology import materialize
 from pytest_auditfence.manifest import load_manifest
 
 FILING = "".join(f"FY{2000 + i} revenue of HALV: ${1_000 + 7 * i:,} million\n" for i in range(30))
@@ -203,6 +204,18 @@ def test_models_and_retrievers_called_by_parallel_tools_in_either_order_give_the
     assert "Summary: A page on KORB A:" in (one / "models/tools/r1._Summariser.2.txt").read_text()
     assert "query: HALV" in (one / "retrievers/tools/r1._Pages.1.txt").read_text()
     assert "query: KORB A" in (one / "retrievers/tools/r1._Pages.2.txt").read_text()
+    # a journal of an earlier version named the tool run of a model call in its payload: read the same way
+    events = read_journal(one / "journal.jsonl").events
+    earlier = read_journal(one / "journal.jsonl").events
+    moved = 0
+    for event in earlier:
+        if event["type"] == "model_start" and "in_tool" in event["meta"]:
+            event["in_tool"] = event["meta"].pop("in_tool")
+            moved += 1
+    assert moved == 2
+    load = BlobStore(one).reader().value
+    manifests = [materialize(journal, load).manifest for journal in (events, earlier)]
+    assert manifests[0] == manifests[1] and any(f.model_derived for f in manifests[1].files)
 
 
 def test_retrievers_run_at_once_give_the_same_folder_whichever_ends_first(tmp_path: Path, read_tree: Any) -> None:
