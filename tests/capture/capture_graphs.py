@@ -30,9 +30,9 @@ def step(name: str) -> Callable[[State], dict[str, Any]]:
     return run
 
 
-def chain(*nodes: Callable[[State], dict[str, Any]]) -> Any:
-    """A graph that runs `nodes` one after another, each named after its function."""
-    g = StateGraph(State)
+def chain(*nodes: Callable[[Any], dict[str, Any]], schema: Any = State) -> Any:
+    """A graph of `schema` that runs `nodes` one after another, each named after its function."""
+    g = StateGraph(schema)
     for node in nodes:
         g.add_node(node.__name__, node)
     for a, b in zip([START, *(n.__name__ for n in nodes)], [n.__name__ for n in nodes], strict=False):

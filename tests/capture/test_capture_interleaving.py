@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 from capture_graphs import MapState, State, agent_loop, chain, map_reduce, step
@@ -24,7 +25,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
-from langgraph.types import Command, interrupt
+from langgraph.types import Command, Send, interrupt
 
 from pytest_auditfence import Snapshot
 from pytest_auditfence.audit.cascade import audit_cascade_sync
@@ -112,13 +113,46 @@ def test_the_pack_is_in_canonical_order_and_reads_back(tmp_path: Path) -> None:
     assert (trace / "blobs" / PACK_NAME).stat().st_size > 0
 
 
-def test_send_tasks_in_either_order_give_the_same_folder(tmp_path: Path, read_tree: Any) -> None:
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_send_tasks_in_either_order_give_the_same_folder(tmp_path: Path, read_tree: Any, mode: str) -> None:
     inputs: MapState = {"tickers": [], "results": []}
-    key = node_task("price", "ticker")
-    one = _capture(tmp_path / "one", map_reduce(), inputs, Gate(["AAPL", "MSFT", "GOOG"], key), report="x")
-    other = _capture(tmp_path / "other", map_reduce(), inputs, Gate(["GOOG", "MSFT", "AAPL"], key), report="x")
+    key, later = node_task("price", "ticker"), mode == "ainvoke"
+    one = _capture(tmp_path / "one", map_reduce(), inputs, Gate(["AAPL", "MSFT", "GOOG"], key, asynchronous=later),
+                   mode, report="x")
+    other = _capture(tmp_path / "other", map_reduce(), inputs,
+                     Gate(["GOOG", "MSFT", "AAPL"], key, asynchronous=later), mode, report="x")
     assert _differences(read_tree(one), read_tree(other)) == []
     assert "AAPL closed at" in (one / "nodes/price/r1.output.txt").read_text()
+
+
+class _Priced(TypedDict):
+    ticker: str
+    results: Annotated[list, operator.add]
+
+
+def test_send_tasks_to_a_subgraph_node_in_either_order_give_the_same_folder(tmp_path: Path, read_tree: Any) -> None:
+    def look(state: _Priced) -> dict[str, Any]:
+        return {"results": [f"{state['ticker']} looked up"]}
+
+    def note(state: _Priced) -> dict[str, Any]:
+        return {"results": [f"{state['ticker']} closed at {100 + len(state['ticker'])}.25 USD"]}
+
+    def app() -> Any:
+        graph = StateGraph(MapState)
+        graph.add_node("plan", lambda state: {"tickers": ["AAPL", "MSFT", "GOOG"]})
+        graph.add_node("price", chain(look, note, schema=_Priced))
+        graph.add_edge(START, "plan")
+        graph.add_conditional_edges("plan", lambda s: [Send("price", {"ticker": t, "results": []})
+                                                       for t in s["tickers"]], ["price"])
+        return graph.compile()
+
+    inputs: MapState = {"tickers": [], "results": []}
+    key = node_task("price", "ticker")
+    one = _capture(tmp_path / "one", app(), inputs, Gate(["AAPL", "MSFT", "GOOG"], key), report="x")
+    other = _capture(tmp_path / "other", app(), inputs, Gate(["GOOG", "MSFT", "AAPL"], key), report="x")
+    assert _differences(read_tree(one), read_tree(other)) == []
+    notes = "".join((one / f"nodes/price/note/r{n}.output.txt").read_text() for n in (1, 2, 3))
+    assert all(f"{t} closed at" in notes for t in ("AAPL", "MSFT", "GOOG"))
 
 
 def _research_agent() -> Any:
