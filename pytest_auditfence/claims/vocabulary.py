@@ -139,6 +139,35 @@ MONTH_NAMES: tuple[str, ...] = (
     "november", "december",
 )
 
+# Words that place a figure in time ('at the end of the third quarter', 'the year-ago quarter', 'sequentially'),
+# never name what it measures: two figures' clauses sharing only these are about different things.
+PERIOD_WORDS: frozenset[str] = frozenset(
+    """first second third fourth half quarter quarters quarterly year years yearly annual annually month months
+    monthly week weeks end beginning start prior previous last next current ago yearago year-ago sequential
+    sequentially today date period periods full""".split())
+
+# How prose marks a figure as the base a change is measured from, the earlier period's value ('up 40.6% from
+# last year's $2.40', 'compared to $1.2 billion a year ago'): words right before the figure and right after it.
+# A claim that states such a figure must name a comparison or an earlier period in its own clause (COMPARISON_WORDS).
+BASE_BEFORE: tuple[str, ...] = (
+    r"\b(?:up|down|increased?|decreased?|rose|fell|grew|declined?|improved|climbed|dropped)\s+(?:[\w.%]+\s+){0,3}?from",
+    r"\bcompared\s+(?:to|with)", r"\bversus", r"\bvs\.?", r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
+    r"\ba\s+year\s+ago",
+)
+BASE_AFTER: tuple[str, ...] = (
+    r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:prior|previous|last|year[- ]ago|same)[- ](?:year|quarter|period)",
+    r"(?:a|one)\s+year\s+(?:ago|earlier)", r"last\s+(?:year|quarter)",
+)
+COMPARISON_WORDS = frozenset(
+    "from versus vs compared compare comparing comparison prior previous last ago earlier before year-ago against"
+    .split())
+
+# Words that say a figure moved ('an increase of 207%', 'gross profit increasing 1%'), never what it measures.
+CHANGE_WORDS = frozenset(
+    """increase increases increasing decrease decreasing growth growing grow grows gain gains gained decline
+    declines declining improve improves improved improving improvement higher lower rise rises rising drop drops
+    dropped dropping jump jumped change changes changed expand expanded expansion""".split())
+
 # -- arithmetic ---------------------------------------------------------------------------------------------
 
 # The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried

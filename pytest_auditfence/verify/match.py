@@ -82,11 +82,35 @@ def _subject_keys(text: str) -> frozenset[str]:
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){1,3}\b")
 
 
+# A short line that reads as a sentence ('Our common equity Tier 1 capital ratio was 13.8 percent at the end of
+# the quarter.': words ending in a full stop, no 'key:' field name, no table cell separators) is prose, not a
+# structured field: a transcript or an article written one sentence a line is as much prose as a paragraph.
+_FIELD_LINE = re.compile(r"^\s*(?:[-*•]\s+)?[\w .'/()-]{1,40}:(?:\s|$)|[|\t]")
+_SENTENCE_LINE = re.compile(r"[.!?][\"'”)]?\s*$")
+SENTENCE_WORDS = 6
+
+
+def prose_line(loaded: LoadedFile, offset: int) -> bool:
+    """Is the line at `offset` a sentence of prose (long, or short and written as a sentence)?"""
+    a, b = loaded.line_span(loaded.line_of(offset))
+    if b - a > SHORT_LINE:
+        return True
+    line = loaded.text[a:b]
+    return (_FIELD_LINE.search(line) is None and _SENTENCE_LINE.search(line) is not None
+            and len(line.split()) >= SENTENCE_WORDS)
+
+
 def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
     None when the number stands on a short structured line, where proximity is not asked for."""
+    text = _window_text(loaded, start, end)
+    return None if text is None else subject_keys(text)
+
+
+def _window_text(loaded: LoadedFile, start: int, end: int) -> str | None:
+    """The words of the sentence around [start, end) that `_window_keys` reads, or None on a short structured line."""
     a, b = loaded.line_span(loaded.line_of(start))
-    if b - a <= SHORT_LINE:
+    if not prose_line(loaded, start):
         return None
     text = loaded.text
     before_all = text[max(a, start - 400):start]
@@ -101,7 +125,7 @@ def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     words_after = after.split()[:PROXIMITY_WORDS]
     if len(words_after) < MIN_NEIGHBOURHOOD:
         words_after = after_all.split()[:MIN_NEIGHBOURHOOD]
-    return subject_keys(" ".join(words_before + words_after))
+    return " ".join(words_before + words_after)
 
 
 def near_subject(
@@ -284,14 +308,7 @@ def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
     at, end = q.start - claim.start, q.end - claim.start
     if not (0 <= at <= end <= len(text)):
         return content_words(text)
-    begin = 0
-    if claim.kind != "table_row":
-        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
-        begin = max(earlier, default=0)
-        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
-        begin = max(begin, clause + 1)
-    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
-    words = content_words(text[begin:at]) + content_words(after)
+    words = content_words(" ".join(clause_parts(claim, q)))
     if claim.context and claim.kind == "table_row":
         words += content_words(claim.context)
     return list(dict.fromkeys(words))[:8]
@@ -311,6 +328,21 @@ def row_stems(label: CellLabel) -> set[str]:
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
     return stems or subject_keys(label.column_text)
+
+
+def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False) -> tuple[str, str]:
+    """The words of the claim before a quantity (from the previous quantity, or with `past_figures` from the
+    clause's start) and right after it, as written: what says what the quantity is (see `subject_words`)."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    begin = 0
+    if claim.kind != "table_row":
+        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
+        begin = 0 if past_figures else max(earlier, default=0)
+        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
+        begin = max(begin, clause + 1)
+    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
+    return text[begin:at], after
 
 
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -468,6 +500,75 @@ def conflicting_cell(
     return o, label, period
 
 
+# The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
+# ('people') are named by words prose uses for anything.
+PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
+
+
+_CLAUSE_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s)|\d(?=[\d,.]*\D)")
+_AFTER_STOP = re.compile(r"[;,.()|\d]|\b(?:and|while|whereas|but)\b")
+_STATEMENT_STOP = re.compile(r"[;!?](?=\s)|\.(?=\s)")
+# ('versus $82 million or $0.91 per share': the second figure of a pair restated after the comparison word)
+_BASE_BEFORE = re.compile(r"(?i)(?:" + "|".join(vocabulary.BASE_BEFORE) + r")\s+(?:the\s+|an?\s+)?"
+                          r"(?:[$€£¥]?\s*[\d.,]+(?:\s+(?:million|billion|thousand))?\s+or\s+)?(?:[$€£¥]\s*)?$")
+_BASE_AFTER = re.compile(r"(?i)\s*(?:" + "|".join(vocabulary.BASE_AFTER) + r")\b")
+
+
+def source_clause(loaded: LoadedFile, start: int, end: int) -> str:
+    """The words of a prose source figure's own clause: back to the previous figure or clause break on its line
+    (past the figures before it when those words name nothing: 'net earnings of $192.6 million or $3.50 per
+    diluted share'), then the words right after it."""
+    a, b = loaded.line_span(loaded.line_of(start))
+    text = loaded.text
+    region = text[max(a, start - 300):start]
+    stops = [m.end() for m in _CLAUSE_STOP.finditer(region)]
+    before = region[stops[-1]:] if stops else region
+    if not subject_keys(before) - _NOT_A_SUBJECT:
+        breaks = [m.end() for m in _STATEMENT_STOP.finditer(region)]
+        before = region[breaks[-1]:] if breaks else region
+    after = _AFTER_STOP.split(text[end:min(b, end + 40)], maxsplit=1)[0]
+    return f"{before} {after}"
+
+
+def comparison_base(loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the prose figure the earlier value a change is measured from ('up 40.6% from last year's $2.40',
+    '$1.2 billion a year ago'; see vocabulary.BASE_BEFORE / BASE_AFTER)?"""
+    text = loaded.text
+    return (_BASE_BEFORE.search(text, max(0, start - 60), start) is not None
+            or _BASE_AFTER.match(text, end, min(len(text), end + 40)) is not None)
+
+
+# Stems that say a figure's unit or its period, never what it measures (see vocabulary.PERIOD_WORDS).
+_NOT_A_SUBJECT = frozenset(subject_stem(w) for w in quantities.UNIT_WORDS | vocabulary.PERIOD_WORDS | vocabulary.CHANGE_WORDS)
+
+
+@dataclass(frozen=True)
+class FigureSubject:
+    """What a claimed figure's own clause says it is: subject stems (no unit or period words), the metrics it
+    names, and whether it names a comparison or an earlier period ('from', 'a year ago', 'prior')."""
+
+    keys: frozenset[str]
+    metrics: frozenset[str]
+    compared: bool
+    quarters: frozenset[str] = frozenset()
+
+
+def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
+    """The subject of a claimed figure's own clause: the words before it (past the figures before it when those
+    words name nothing: '19% and 38% respectively', '$3.5 billion to $3.6 billion') and right after it."""
+    if not 0 <= q.start - claim.start <= q.end - claim.start <= len(claim.claim):
+        return FigureSubject(frozenset(), frozenset(), True)
+    before, after = clause_parts(claim, q)
+    wide = f"{clause_parts(claim, q, past_figures=True)[0]} {after}"
+    # the subject words of the clause back to its start ('... $3.5 billion, signifying growth of 4.8%' names no
+    # subject between the figures), the metrics and period of the figure's own words when they name one
+    text = f"{before} {after}" if subject_keys(before) - _NOT_A_SUBJECT else wide
+    words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
+    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT),
+                         (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS,
+                         bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)))
+
+
 def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
     """The matches that stand near the claim's subject: in long prose a figure that matches by value
     but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
@@ -485,8 +586,10 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
     if paired:
         subject = ClaimSubject(subject.keys, subject.metrics, paired)
-    # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
-    quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
+    figure = figure_subject(claim, q)
+    # the quarters the claim states this figure for: its own clause's ('Q4 EPS grew 21%, and revenue for the first
+    # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
+    quarters = figure.quarters or sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -502,16 +605,22 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
-            if _window_keys(loaded, m.offset, end) is None:
+            window = _window_text(loaded, m.offset, end)
+            if window is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
-            if subject.periods and (own := prose_periods(loaded.text, m.offset, end)) and not own & subject.periods:
+            own = prose_periods(loaded.text, m.offset, end) if subject.periods else frozenset()
+            if own and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
-            if quarters and (stated := sentence_quarters(loaded.text, m.offset, end)) and not stated & quarters:
+            stated = sentence_quarters(loaded.text, m.offset, end) if quarters else set()
+            if stated and not stated & quarters:
                 continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
+            # a figure stated for the period the claim names is that period's, a comparison base or not
+            if window is not None and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own or stated)):
+                continue
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -521,6 +630,21 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+def _same_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, window: str, *, dated: bool) -> bool:
+    """May the prose source figure at [start, end), in the sentence `window`, be the claimed figure whose own
+    clause says `own`? Not when the sentence shares no subject word or metric with that clause ('the capital
+    ratio was 6.35%' by 'the net interest margin was 6.35%'), when the figure's own clause names only other
+    metrics ('earnings per share of $192.6 million' by 'net earnings of $192.6 million'), or when the figure is
+    a comparison base the claim does not call one ('EPS of $2.40' by 'up 40.6% from last year's $2.40') nor
+    `dated` for the period the figure is stated for ('18.3% for 2018' for a 2018 claim)."""
+    if own.keys and not (own.keys & subject_keys(window) or own.metrics & metrics_of(window)):
+        return False
+    stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
+    if own.metrics and stated and not own.metrics & stated:
+        return False
+    return dated or own.compared or not comparison_base(loaded, start, end)
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"

@@ -1,0 +1,92 @@
+"""A transcript captured one sentence a line is prose, not a list of structured fields: a figure on such a line
+backs a claim only about the subject, the metric and the period its own clause names (issue 10, SummEdits).
+Each swapped figure below is one the transcript holds for another subject, metric or period."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langchain_core.tools import tool
+
+from pytest_auditfence import Verdict
+from tool_runs import claim_of, tool_run_auditor
+
+CALL = (
+    "Excluding the one-time charge, earnings per share in the quarter were $4.12.\n"
+    "In the second quarter, Harbor Bank earned $2.7 billion or $4.05 per diluted common share.\n"
+    "Our common equity Tier 1 capital ratio was 12.9 percent at the end of the quarter, down 40 basis points from the "
+    "prior quarter.\n"
+    "Our second-quarter net interest margin was 5.85 percent, 22 basis points higher than the first quarter.\n"
+    "Net earnings of $310.4 million or $4.12 per diluted share increased $71.8 million from last year.\n"
+    "Adjusted earnings per share were $4.12, up 31.5% from last year's $3.13.\n"
+    "Card revenue grew 9.5% and adjusted earnings per share increased 31.5%.\n"
+    "For the third quarter, we expect revenue between $5.25 billion and $5.40 billion.\n"
+    "Revenue for the second quarter was $5.61 billion.\n"
+)
+
+NOTES = "ratio: 12.9\nmargin: 5.85\n"
+
+
+@tool
+def get_call_excerpt(quarter: str) -> str:
+    """Sentences of an earnings call transcript, one a line."""
+    return CALL
+
+
+@tool
+def get_key_figures(quarter: str) -> str:
+    """Key figures as structured fields."""
+    return NOTES
+
+
+@pytest.fixture
+def audit(tmp_path: Path):
+    run = tool_run_auditor(tmp_path, [get_call_excerpt, get_key_figures], "Summarize the call.")
+
+    def verdict(report: str, figure: str) -> Verdict:
+        return claim_of(run([("get_call_excerpt", {"quarter": "Q2"})], report), figure).verdict
+
+    return verdict
+
+
+FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
+
+
+@pytest.mark.parametrize("report, figure", [
+    ("The common equity Tier 1 capital ratio was 12.9 percent at the end of the quarter.", "12.9 percent"),
+    ("The net interest margin was 5.85 percent.", "5.85 percent"),
+    ("Harbor Bank earned $2.7 billion in the second quarter.", "$2.7 billion"),
+    ("Net earnings were $310.4 million.", "$310.4 million"),
+    ("Adjusted earnings per share were $4.12, up 31.5% from the prior year.", "31.5%"),
+    ("Adjusted EPS rose to $4.12 from $3.13 a year ago.", "$3.13"),
+    ("Card revenue and adjusted earnings per share rose 9.5% and 31.5% respectively.", "9.5%"),
+    ("Third-quarter revenue is expected to be between $5.25 billion and $5.40 billion.", "$5.40 billion"),
+])
+def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, figure: str) -> None:
+    assert audit(report, figure) is Verdict.VERIFIED
+
+
+@pytest.mark.parametrize("report, figure", [
+    # another subject on another short line: 5.85 percent is the net interest margin
+    ("The common equity Tier 1 capital ratio was 5.85 percent at the end of the quarter.", "5.85 percent"),
+    # another subject on the same line: 22 basis points is the margin's move, not the capital ratio's
+    ("The capital ratio was 12.9 percent, down 22 basis points from the prior quarter.", "22 basis points"),
+    # another metric in the figure's own clause: $310.4 million is net earnings, not earnings per share
+    ("Adjusted earnings per share were $310.4 million.", "$310.4 million"),
+    # the comparison base: $3.13 is last year's value
+    ("Adjusted earnings per share were $3.13.", "$3.13"),
+    # another metric's change: 9.5% is card revenue's growth
+    ("Adjusted earnings per share were $4.12, an increase of 9.5%.", "9.5%"),
+    # another period: $5.61 billion is the second quarter's revenue, not the third quarter's outlook
+    ("Revenue for the third quarter is expected to be between $5.25 billion and $5.61 billion.", "$5.61 billion"),
+])
+def test_a_figure_the_transcript_holds_for_another_subject_is_flagged(audit, report: str, figure: str) -> None:
+    assert audit(report, figure) in FLAGGED
+
+
+def test_a_short_structured_field_still_backs_a_figure_by_its_line(tmp_path: Path) -> None:
+    # 'ratio: 12.9' is a field, not a sentence: its line names the subject, no clause to compare
+    run = tool_run_auditor(tmp_path, [get_call_excerpt, get_key_figures], "Summarize the call.")
+    cascade = run([("get_key_figures", {"quarter": "Q2"})], "The capital ratio was 12.9.")
+    assert claim_of(cascade, "12.9").verdict is Verdict.VERIFIED
