@@ -168,6 +168,27 @@ CHANGE_WORDS = frozenset(
     declines declining improve improves improved improving improvement higher lower rise rises rising drop drops
     dropped dropping jump jumped change changes changed expand expanded expansion""".split())
 
+# What tells two figures of one metric apart, per axis ('adjusted diluted EPS of $2.55' and 'GAAP diluted EPS of
+# $1.63'; 'grew 10.2% on a reported basis and 11.6% at constant currency'): a figure's clause that names one
+# qualifier of an axis is no evidence for a claimed figure whose clause names another of the same axis. A clause
+# that names none of an axis is left to the other tests ('earnings per share of $6.86' may be the adjusted one).
+# Patterns are regular expressions over lower-case text; 'reported' counts only as a basis, not as a verb.
+_REPORTED = r"(?:(?:on\s+an?|as|our|the|its|their|total)\s+reported|reported\s+basis)"
+FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "basis": {
+        "adjusted": (r"adjusted", r"non-?\s?gaap", r"excluding\s+(?:\w+\s+){0,3}?items?", r"adjusting\s+items?",
+                     r"underlying", r"pro\s+forma"),
+        "gaap": (r"(?<!non-)(?<!non\s)gaap", _REPORTED),
+    },
+    "currency": {
+        "constant currency": (r"constant[-\s]currency", r"currency[-\s]neutral", r"fx[-\s]neutral", r"organic(?:ally)?",
+                              r"excluding\s+(?:the\s+)?(?:impact\s+of\s+)?(?:foreign\s+)?(?:currency|fx)"),
+        "reported": (_REPORTED,),
+    },
+    "shares": {"diluted": (r"diluted",), "basic": (r"basic",)},
+    "level": {"net": (r"net(?!\s+of\b)",), "gross": (r"gross",), "operating": (r"operating",)},
+}
+
 # -- arithmetic ---------------------------------------------------------------------------------------------
 
 # The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried

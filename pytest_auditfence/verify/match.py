@@ -93,8 +93,14 @@ SENTENCE_WORDS = 6
 def prose_line(loaded: LoadedFile, offset: int) -> bool:
     """Is the line at `offset` a sentence of prose (long, or short and written as a sentence)?"""
     a, b = loaded.line_span(loaded.line_of(offset))
+    return b - a > SHORT_LINE or sentence_line(loaded, offset)
+
+
+def sentence_line(loaded: LoadedFile, offset: int) -> bool:
+    """Is the line at `offset` short and written as one sentence (a transcript's line), not a structured field?"""
+    a, b = loaded.line_span(loaded.line_of(offset))
     if b - a > SHORT_LINE:
-        return True
+        return False
     line = loaded.text[a:b]
     return (_FIELD_LINE.search(line) is None and _SENTENCE_LINE.search(line) is not None
             and len(line.split()) >= SENTENCE_WORDS)
@@ -590,6 +596,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     # the quarters the claim states this figure for: its own clause's ('Q4 EPS grew 21%, and revenue for the first
     # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
     quarters = figure.quarters or sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
+    qualified = _claim_qualifiers(claim, q)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -618,9 +625,14 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             stated = sentence_quarters(loaded.text, m.offset, end) if quarters else set()
             if stated and not stated & quarters:
                 continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
-            # a figure stated for the period the claim names is that period's, a comparison base or not
-            if window is not None and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own or stated)):
+            # on a sentence a line (a transcript) the figure's own clause must say what the claim's does; a long
+            # passage keeps the window test above, where a paraphrase names its subject in other words
+            # (a figure stated for the period the claim names is that period's, a comparison base or not)
+            if window is not None and sentence_line(loaded, m.offset) \
+                    and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own or stated)):
                 continue
+            if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
+                continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -630,6 +642,74 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+_QUALIFIERS = {axis: [(name, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for name, patterns in values.items()]
+               for axis, values in vocabulary.FIGURE_QUALIFIERS.items()}
+_FIGURE_TOKEN = re.compile(r"[$€£¥]?\d[\d,.]*")
+_PART_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s|$)")
+_JOINER = re.compile(r"(?i)\b(?:and|or|while|whereas|but|versus|vs|compared\s+(?:to|with))\b")
+_RANGE_JOIN = re.compile(r"(?i)[%\s]*(?:percent\s+)?(?:to|and|-|–|through)\s*")
+
+
+def _named_qualifiers(text: str) -> dict[str, frozenset[str]]:
+    low = text.lower()
+    named = {axis: frozenset(name for name, pattern in rows if pattern.search(low)) for axis, rows in _QUALIFIERS.items()}
+    return {axis: names for axis, names in named.items() if names}
+
+
+def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int) -> dict[str, frozenset[str]]:
+    """The qualifiers (vocabulary.FIGURE_QUALIFIERS) of the figure at [start, end) in the sentence [lo, hi) of
+    `text`, axis by axis from the nearest words that name one: right after it (to the next figure or clause stop,
+    past the other end of a range: '4.8% to 6.6% on a constant-currency basis'), before it back to the previous
+    figure, back to its clause's start, then the sentence's leading clause ('Excluding these items, diluted
+    earnings per share of $3.50')."""
+    region = text[end:hi]
+    stop = _PART_STOP.search(region)
+    cut = stop.start() if stop else len(region)
+    figure = _FIGURE_TOKEN.search(region, 0, cut)
+    if figure and _RANGE_JOIN.fullmatch(region, 0, figure.start()):
+        nxt = _FIGURE_TOKEN.search(region, figure.end(), cut)
+        after = region[figure.end():nxt.start() if nxt else cut]
+    else:
+        after = region[:figure.start() if figure else cut]
+    after = _JOINER.split(after, maxsplit=1)[0]  # '41.5% and operating margin was 18.2%': 'operating' is the next's
+    stops = [m.end() for m in _PART_STOP.finditer(text, lo, start)]
+    clause = stops[-1] if stops else lo
+    figures = list(_FIGURE_TOKEN.finditer(text, clause, start))
+    # its own words since the previous figure's ('10.2% on a reported basis and 11.6%': 'reported' is the 10.2%'s)
+    own = text[figures[-1].end() if figures else clause:start]
+    joined = list(_JOINER.finditer(own))
+    tiers = [after, own[joined[-1].end():] if joined else own, text[clause:figures[0].start() if figures else start]]
+    first = _PART_STOP.search(text, lo, start)
+    if first and not _FIGURE_TOKEN.search(text, lo, first.start()):
+        tiers.append(text[lo:first.start()])
+    found: dict[str, frozenset[str]] = {}
+    for tier in tiers:
+        for axis, names in _named_qualifiers(tier).items():
+            found.setdefault(axis, names)
+    return found
+
+
+def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[str]]:
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not 0 <= at <= end <= len(text):
+        return {}
+    after = _SENTENCE_BREAK.search(text, end)
+    return figure_qualifiers(text, at, end, _sentence_start(text, at), after.start() if after else len(text))
+
+
+def _source_qualifiers(loaded: LoadedFile, start: int, end: int) -> dict[str, frozenset[str]]:
+    a, b = loaded.line_span(loaded.line_of(start))
+    text = loaded.text
+    after = _SENTENCE_BREAK.search(text, end, b)
+    return figure_qualifiers(text, start, end, max(a, _sentence_start(text, start)), after.start() if after else b)
+
+
+def qualified_apart(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
+    """Do the two figures carry different qualifiers of one axis ('adjusted' and 'GAAP', 'diluted' and 'basic')?"""
+    return any(axis in stated and not names & stated[axis] for axis, names in claimed.items())
 
 
 def _same_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, window: str, *, dated: bool) -> bool:
