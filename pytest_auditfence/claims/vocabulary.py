@@ -152,7 +152,7 @@ PERIOD_WORDS: frozenset[str] = frozenset(
 BASE_BEFORE: tuple[str, ...] = (
     r"\b(?:up|down|increased?|decreased?|rose|fell|grew|declined?|improved|climbed|dropped)\s+(?:[\w.%]+\s+){0,3}?from",
     r"\bcompared\s+(?:to|with)", r"\bversus", r"\bvs\.?", r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
-    r"\ba\s+year\s+ago",
+    r"\ba\s+year\s+ago", r"\b(?:(?:prior|previous|last)[- ]year|year[- ]ago|(?:19|20)\d\d)\s+levels?\s+of",
 )
 BASE_AFTER: tuple[str, ...] = (
     r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:prior|previous|last|year[- ]ago|same)[- ](?:year|quarter|period)",

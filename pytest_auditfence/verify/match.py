@@ -565,14 +565,32 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     if not 0 <= q.start - claim.start <= q.end - claim.start <= len(claim.claim):
         return FigureSubject(frozenset(), frozenset(), True)
     before, after = clause_parts(claim, q)
-    wide = f"{clause_parts(claim, q, past_figures=True)[0]} {after}"
+    clause = clause_parts(claim, q, past_figures=True)[0]
+    wide = f"{clause} {after}"
     # the subject words of the clause back to its start ('... $3.5 billion, signifying growth of 4.8%' names no
-    # subject between the figures), the metrics and period of the figure's own words when they name one
-    text = f"{before} {after}" if subject_keys(before) - _NOT_A_SUBJECT else wide
+    # subject between the figures), the metrics and period of the figure's own words when they name one, else
+    # of the nearest words before it that do ('revenue for the first quarter is expected to be between $3.5
+    # billion and $3.6 billion': the first quarter's revenue, not the EPS the clause opened with)
+    text = f"{_named_before(claim, q, len(clause))} {after}"
     words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
     return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT),
                          (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS,
                          bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)))
+
+
+def _named_before(claim: ClaimRecord, q: Quantity, reach: int) -> str:
+    """The claim's words from the nearest gap between figures before `q` (within `reach` characters: its
+    clause) that names a subject, up to `q`; the whole reach when none does."""
+    at = q.start - claim.start
+    lo = at - reach
+    figures = sorted((o.start - claim.start, o.end - claim.start) for o in claim.quantities
+                     if lo <= o.start - claim.start and o.end - claim.start <= at)
+    gap_end = at
+    for start, end in reversed(figures):
+        if subject_keys(claim.claim[end:gap_end]) - _NOT_A_SUBJECT:
+            return claim.claim[end:at]
+        gap_end = start
+    return claim.claim[lo:at]
 
 
 def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
@@ -629,7 +647,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # passage keeps the window test above, where a paraphrase names its subject in other words
             # (a figure stated for the period the claim names is that period's, a comparison base or not)
             if window is not None and sentence_line(loaded, m.offset) \
-                    and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own or stated)):
+                    and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own), quarters=quarters):
                 continue
             if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
                 continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
@@ -712,19 +730,26 @@ def qualified_apart(claimed: dict[str, frozenset[str]], stated: dict[str, frozen
     return any(axis in stated and not names & stated[axis] for axis, names in claimed.items())
 
 
-def _same_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, window: str, *, dated: bool) -> bool:
+def _same_figure(
+    own: FigureSubject, loaded: LoadedFile, start: int, end: int, window: str, *, dated: bool, quarters: set[str],
+) -> bool:
     """May the prose source figure at [start, end), in the sentence `window`, be the claimed figure whose own
     clause says `own`? Not when the sentence shares no subject word or metric with that clause ('the capital
     ratio was 6.35%' by 'the net interest margin was 6.35%'), when the figure's own clause names only other
     metrics ('earnings per share of $192.6 million' by 'net earnings of $192.6 million'), or when the figure is
     a comparison base the claim does not call one ('EPS of $2.40' by 'up 40.6% from last year's $2.40') nor
-    `dated` for the period the figure is stated for ('18.3% for 2018' for a 2018 claim)."""
+    states for the base's own period: `dated` ('18.3% for 2018' for a 2018 claim) or one of the claim's
+    `quarters` named right after it ('compared with $946 million in the second quarter'; the quarter its
+    sentence opens with is the other figure's)."""
     if own.keys and not (own.keys & subject_keys(window) or own.metrics & metrics_of(window)):
         return False
     stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
     if own.metrics and stated and not own.metrics & stated:
         return False
-    return dated or own.compared or not comparison_base(loaded, start, end)
+    if dated or own.compared or not comparison_base(loaded, start, end):
+        return True
+    after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
+    return bool(quarters & _quarters(loaded.text[end:after.start() if after else end + 80]))
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"

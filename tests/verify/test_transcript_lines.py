@@ -23,6 +23,8 @@ CALL = (
     "Card revenue grew 9.5% and adjusted earnings per share increased 31.5%.\n"
     "For the third quarter, we expect revenue between $5.25 billion and $5.40 billion.\n"
     "Revenue for the second quarter was $5.61 billion.\n"
+    "Net interest income was $812 million in the second quarter, compared with $790 million in the first quarter.\n"
+    "Record earnings of $412 million were roughly double the prior-year levels of $205 million.\n"
 )
 
 NOTES = "ratio: 12.9\nmargin: 5.85\n"
@@ -62,6 +64,9 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
     ("Adjusted EPS rose to $4.12 from $3.13 a year ago.", "$3.13"),
     ("Card revenue and adjusted earnings per share rose 9.5% and 31.5% respectively.", "9.5%"),
     ("Third-quarter revenue is expected to be between $5.25 billion and $5.40 billion.", "$5.40 billion"),
+    # a comparison base claimed for its own period, or as the base it is
+    ("Net interest income was $790 million in the first quarter.", "$790 million"),
+    ("Earnings rose to $412 million from $205 million a year earlier.", "$205 million"),
 ])
 def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -80,6 +85,13 @@ def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, fig
     ("Adjusted earnings per share were $4.12, an increase of 9.5%.", "9.5%"),
     # another period: $5.61 billion is the second quarter's revenue, not the third quarter's outlook
     ("Revenue for the third quarter is expected to be between $5.25 billion and $5.61 billion.", "$5.61 billion"),
+    # the same, after a clause about another quarter: the range's own words name the third quarter
+    ("Second-quarter adjusted EPS was $4.12, and revenue for the third quarter is expected to be between "
+     "$5.25 billion and $5.61 billion.", "$5.61 billion"),
+    # the earlier quarter's figure, which the sentence states as a comparison base, claimed for the later quarter
+    ("Second-quarter net interest income was $790 million.", "$790 million"),
+    # the prior year's level claimed as this year's earnings
+    ("Record earnings were $205 million.", "$205 million"),
 ])
 def test_a_figure_the_transcript_holds_for_another_subject_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
