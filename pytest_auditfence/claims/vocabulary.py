@@ -189,6 +189,12 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
     "level": {"net": (r"net(?!\s+of\b)",), "gross": (r"gross",), "operating": (r"operating",)},
 }
 
+# Words that link a figure to what it amounts to ('representing growth of 4.8%', 'signifying', 'which reflects'),
+# never what it measures: a clause that shares only these with a source sentence names another subject.
+LINK_WORDS = frozenset(
+    """represent represents representing represented signify signifies signifying indicate indicates indicating
+    reflect reflects reflecting reflected mean means meaning amount amounts amounting""".split())
+
 # -- arithmetic ---------------------------------------------------------------------------------------------
 
 # The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried

@@ -97,13 +97,20 @@ def prose_line(loaded: LoadedFile, offset: int) -> bool:
 
 
 def sentence_line(loaded: LoadedFile, offset: int) -> bool:
-    """Is the line at `offset` short and written as one sentence (a transcript's line), not a structured field?"""
-    a, b = loaded.line_span(loaded.line_of(offset))
+    """Is the line at `offset` short and written as whole sentences (a transcript's line), not a structured field
+    nor a piece of a wrapped paragraph (which starts in lower case or after a line that ends mid-sentence)?"""
+    number = loaded.line_of(offset)
+    a, b = loaded.line_span(number)
     if b - a > SHORT_LINE:
         return False
     line = loaded.text[a:b]
-    return (_FIELD_LINE.search(line) is None and _SENTENCE_LINE.search(line) is not None
-            and len(line.split()) >= SENTENCE_WORDS)
+    if _FIELD_LINE.search(line) or not _SENTENCE_LINE.search(line) or len(line.split()) < SENTENCE_WORDS:
+        return False
+    previous = loaded.text[slice(*loaded.line_span(number - 1))].strip() if a > 0 else ""
+    return not line.lstrip()[:1].islower() and (not previous or previous.endswith(_LINE_ENDS))
+
+
+_LINE_ENDS = (".", "!", "?", ":", '"', "'", "”", ")")
 
 
 def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
@@ -515,7 +522,7 @@ _CLAUSE_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s)|\d(?=[\d,.]*\D)")
 _AFTER_STOP = re.compile(r"[;,.()|\d]|\b(?:and|while|whereas|but)\b")
 _STATEMENT_STOP = re.compile(r"[;!?](?=\s)|\.(?=\s)")
 # ('versus $82 million or $0.91 per share': the second figure of a pair restated after the comparison word)
-_BASE_BEFORE = re.compile(r"(?i)(?:" + "|".join(vocabulary.BASE_BEFORE) + r")\s+(?:the\s+|an?\s+)?"
+_BASE_BEFORE = re.compile(r"(?i)(?:" + "|".join(vocabulary.BASE_BEFORE) + r")\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+of\s+)?"
                           r"(?:[$€£¥]?\s*[\d.,]+(?:\s+(?:million|billion|thousand))?\s+or\s+)?(?:[$€£¥]\s*)?$")
 _BASE_AFTER = re.compile(r"(?i)\s*(?:" + "|".join(vocabulary.BASE_AFTER) + r")\b")
 
@@ -545,7 +552,8 @@ def comparison_base(loaded: LoadedFile, start: int, end: int) -> bool:
 
 
 # Stems that say a figure's unit or its period, never what it measures (see vocabulary.PERIOD_WORDS).
-_NOT_A_SUBJECT = frozenset(subject_stem(w) for w in quantities.UNIT_WORDS | vocabulary.PERIOD_WORDS | vocabulary.CHANGE_WORDS)
+_NOT_A_SUBJECT = frozenset(subject_stem(w) for w in quantities.UNIT_WORDS | vocabulary.PERIOD_WORDS | vocabulary.CHANGE_WORDS
+                           | vocabulary.LINK_WORDS)
 
 
 @dataclass(frozen=True)
@@ -749,7 +757,12 @@ def _same_figure(
     if dated or own.compared or not comparison_base(loaded, start, end):
         return True
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
-    return bool(quarters & _quarters(loaded.text[end:after.start() if after else end + 80]))
+    named = loaded.text[end:after.start() if after else end + 80]
+    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's: a year named there is left to `dated`
+    return not _YEAR.search(named) and bool(quarters & _quarters(named))
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"

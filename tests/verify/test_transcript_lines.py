@@ -25,6 +25,9 @@ CALL = (
     "Revenue for the second quarter was $5.61 billion.\n"
     "Net interest income was $812 million in the second quarter, compared with $790 million in the first quarter.\n"
     "Record earnings of $412 million were roughly double the prior-year levels of $205 million.\n"
+    "Our reported first-quarter earnings per share was $5.52 compared to a loss of $1.46 in the first quarter 2020.\n"
+    "We now expect adjusted diluted earnings per share between $9.95 and $10.25, which represents growth of 10.2% to "
+    "13.5%.\n"
 )
 
 NOTES = "ratio: 12.9\nmargin: 5.85\n"
@@ -67,6 +70,8 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
     # a comparison base claimed for its own period, or as the base it is
     ("Net interest income was $790 million in the first quarter.", "$790 million"),
     ("Earnings rose to $412 million from $205 million a year earlier.", "$205 million"),
+    ("First-quarter EPS was $5.52, compared to a loss of $1.46 in the prior-year quarter.", "$1.46"),
+    ("Adjusted diluted EPS is expected to grow 10.2% to 13.5% this year.", "10.2%"),
 ])
 def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -92,6 +97,10 @@ def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, fig
     ("Second-quarter net interest income was $790 million.", "$790 million"),
     # the prior year's level claimed as this year's earnings
     ("Record earnings were $205 million.", "$205 million"),
+    # the year-ago quarter's loss (a base after 'compared to a loss of') claimed for this year's first quarter
+    ("First-quarter earnings per share were $1.46.", "$1.46"),
+    # the EPS outlook's growth ('which represents growth of' names no subject) claimed for revenue
+    ("Revenue is expected to grow 10.2% this year.", "10.2%"),
 ])
 def test_a_figure_the_transcript_holds_for_another_subject_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
@@ -102,3 +111,27 @@ def test_a_short_structured_field_still_backs_a_figure_by_its_line(tmp_path: Pat
     run = tool_run_auditor(tmp_path, [get_call_excerpt, get_key_figures], "Summarize the call.")
     cascade = run([("get_key_figures", {"quarter": "Q2"})], "The capital ratio was 12.9.")
     assert claim_of(cascade, "12.9").verdict is Verdict.VERIFIED
+
+
+# A paragraph with a hard line break inside a sentence: the piece after the break is no sentence of its own (it
+# follows a line that ends mid-sentence), so its figures are read as before, not by the words of that piece alone.
+PARAGRAPH = (
+    "A survey of accountants found the average preparation fee for a return with Schedule C is\n"
+    "$212, while a partnership return costs $551.\n"
+)
+
+
+@tool
+def get_fee_survey(topic: str) -> str:
+    """A survey paragraph as published, with its line breaks."""
+    return PARAGRAPH
+
+
+@pytest.mark.parametrize("report, figure, verdicts", [
+    ("The average preparation fee with Schedule C is $212.", "$212", (Verdict.VERIFIED,)),
+    ("The average preparation fee with Schedule C is $215.", "$215", FLAGGED),
+])
+def test_a_piece_of_a_broken_sentence_is_not_a_sentence_line(tmp_path: Path, report: str, figure: str,
+                                                            verdicts: tuple[Verdict, ...]) -> None:
+    run = tool_run_auditor(tmp_path, [get_fee_survey], "What does tax preparation cost?")
+    assert claim_of(run([("get_fee_survey", {"topic": "fees"})], report), figure).verdict in verdicts
