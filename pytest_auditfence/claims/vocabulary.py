@@ -187,6 +187,14 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "shares": {"diluted": (r"diluted",), "basic": (r"basic",)},
     "level": {"net": (r"net(?!\s+of\b)",), "gross": (r"gross",), "operating": (r"operating",)},
+    # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
+    # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span
+    "span": {
+        "quarter": (r"(?:first|second|third|fourth|1st|2nd|3rd|4th)[-\s]quarter", r"q[1-4]", r"[1-4]q",
+                    r"(?:the|this|that)\s+quarter", r"quarterly", r"three\s+months"),
+        "year": (r"full[-\s]year", r"(?:the|this|that)\s+(?:full\s+|fiscal\s+)?year(?![-\s](?:over|ago|earlier))",
+                 r"annual(?:ly)?", r"twelve\s+months", r"12\s+months", r"fiscal\s+year"),
+    },
 }
 
 # Words that link a figure to what it amounts to ('representing growth of 4.8%', 'signifying', 'which reflects'),

@@ -1,7 +1,8 @@
 """Two figures of one metric told apart by a qualifier ('adjusted' and 'GAAP' earnings per share, revenue growth
-'on a reported basis' and 'at constant currency', 'diluted' and 'basic'): a figure whose own clause names one
-qualifier is no evidence for a claimed figure whose clause names another of the same axis (issue 10, SummEdits).
-The call below is audited as one sentence a line and as one long paragraph, through a captured ToolNode run."""
+'on a reported basis' and 'at constant currency', 'diluted' and 'basic', the quarter's and the full year's): a
+figure whose own clause names one qualifier is no evidence for a claimed figure whose clause names another of the
+same axis (issue 10, SummEdits). The call below is audited as one sentence a line and as one long paragraph,
+through a captured ToolNode run."""
 
 from __future__ import annotations
 
@@ -73,6 +74,9 @@ def test_a_figure_with_the_claimed_qualifier_is_verified(audit, report: str, fig
     ("The gross margin reached 18.2% in the quarter.", "18.2%"),
     # the figure a leading 'Excluding these items,' qualifies, claimed as the GAAP one
     ("GAAP earnings per share for the year were $2.35.", "$2.35"),
+    # the quarter's growth claimed for the full year, and the year's figure claimed for the quarter
+    ("Full-year revenue grew 7.3% on a reported basis.", "7.3%"),
+    ("Fourth-quarter basic earnings per share were $1.46.", "$1.46"),
 ])
 def test_a_figure_with_another_qualifier_of_the_metric_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
