@@ -565,6 +565,7 @@ class FigureSubject:
     metrics: frozenset[str]
     compared: bool
     quarters: frozenset[str] = frozenset()
+    per_share: bool = True
 
 
 def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
@@ -581,9 +582,17 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     # billion and $3.6 billion': the first quarter's revenue, not the EPS the clause opened with)
     text = f"{_named_before(claim, q, len(clause))} {after}"
     words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
-    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT),
-                         (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS,
-                         bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)))
+    metrics = (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS
+    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics,
+                         bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)),
+                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS))
+
+
+# An amount per share ('$6.78 per diluted common share') is another figure than the whole amount a claim states
+# ('earned $6.78'): the claimed figure's own words must speak of shares (or a per-share metric) for it.
+_PER_SHARE = re.compile(r"(?i)\s*per\s+(?:[a-z]+\s+){0,2}?shares?\b")
+_SHARE_WORDS = frozenset({"share", "shares", "eps"})
+_PER_SHARE_METRICS = frozenset({"eps", "dividend"})
 
 
 def _named_before(claim: ClaimRecord, q: Quantity, reach: int) -> str:
@@ -754,6 +763,8 @@ def _same_figure(
     stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
     if own.metrics and stated and not own.metrics & stated:
         return False
+    if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+        return False  # 'earned $6.78' by '$6.78 per diluted common share'
     if dated or own.compared or not comparison_base(loaded, start, end):
         return True
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))

@@ -72,6 +72,7 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
     ("Earnings rose to $412 million from $205 million a year earlier.", "$205 million"),
     ("First-quarter EPS was $5.52, compared to a loss of $1.46 in the prior-year quarter.", "$1.46"),
     ("Adjusted diluted EPS is expected to grow 10.2% to 13.5% this year.", "10.2%"),
+    ("Harbor Bank earned $2.7 billion, or $4.05 per share, in the second quarter.", "$4.05"),
 ])
 def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -101,6 +102,8 @@ def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, fig
     ("First-quarter earnings per share were $1.46.", "$1.46"),
     # the EPS outlook's growth ('which represents growth of' names no subject) claimed for revenue
     ("Revenue is expected to grow 10.2% this year.", "10.2%"),
+    # the amount per share claimed as the whole amount earned
+    ("Harbor Bank earned $4.05 in the second quarter.", "$4.05"),
 ])
 def test_a_figure_the_transcript_holds_for_another_subject_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
