@@ -566,6 +566,7 @@ class FigureSubject:
     compared: bool
     quarters: frozenset[str] = frozenset()
     per_share: bool = True
+    of_what: frozenset[str] = frozenset()
 
 
 def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
@@ -585,7 +586,16 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     metrics = (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS
     return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics,
                          bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)),
-                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS))
+                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS), _of_what(after))
+
+
+_OF_WHAT = re.compile(r"(?i)\s*(?:[a-z]+\s+)?of\s+(.+)")
+
+
+def _of_what(after: str) -> frozenset[str]:
+    """The subject stems of the 'of ...' right after a figure ('$40 million of net charge-offs'), if any."""
+    m = _OF_WHAT.match(_AFTER_STOP.split(after, maxsplit=1)[0])
+    return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
 
 
 # An amount per share ('$6.78 per diluted common share') is another figure than the whole amount a claim states
@@ -765,6 +775,9 @@ def _same_figure(
         return False
     if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
         return False  # 'earned $6.78' by '$6.78 per diluted common share'
+    stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
+    if stated_of and not own.of_what & stated_of:
+        return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'
     if dated or own.compared or not comparison_base(loaded, start, end):
         return True
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))

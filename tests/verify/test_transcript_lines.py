@@ -28,6 +28,7 @@ CALL = (
     "Our reported first-quarter earnings per share was $5.52 compared to a loss of $1.46 in the first quarter 2020.\n"
     "We now expect adjusted diluted earnings per share between $9.95 and $10.25, which represents growth of 10.2% to "
     "13.5%.\n"
+    "Results include a $15 million release of loan loss reserves, offset by $35 million of net charge-offs.\n"
 )
 
 NOTES = "ratio: 12.9\nmargin: 5.85\n"
@@ -73,6 +74,7 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
     ("First-quarter EPS was $5.52, compared to a loss of $1.46 in the prior-year quarter.", "$1.46"),
     ("Adjusted diluted EPS is expected to grow 10.2% to 13.5% this year.", "10.2%"),
     ("Harbor Bank earned $2.7 billion, or $4.05 per share, in the second quarter.", "$4.05"),
+    ("The bank recorded $35 million of net charge-offs.", "$35 million"),
 ])
 def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -104,6 +106,8 @@ def test_a_figure_stated_for_its_own_subject_is_verified(audit, report: str, fig
     ("Revenue is expected to grow 10.2% this year.", "10.2%"),
     # the amount per share claimed as the whole amount earned
     ("Harbor Bank earned $4.05 in the second quarter.", "$4.05"),
+    # what the figure is 'of': the charge-offs, not a release of reserves
+    ("The bank released $35 million of loan loss reserves.", "$35 million"),
 ])
 def test_a_figure_the_transcript_holds_for_another_subject_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
