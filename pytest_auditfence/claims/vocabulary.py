@@ -139,6 +139,70 @@ MONTH_NAMES: tuple[str, ...] = (
     "november", "december",
 )
 
+# Words that place a figure in time ('at the end of the third quarter', 'the year-ago quarter', 'sequentially'),
+# never name what it measures: two figures' clauses sharing only these are about different things.
+PERIOD_WORDS: frozenset[str] = frozenset(
+    """first second third fourth half quarter quarters quarterly year years yearly annual annually month months
+    monthly week weeks end beginning start prior previous last next current ago yearago year-ago sequential
+    sequentially today date period periods full""".split())
+
+# How prose marks a figure as the base a change is measured from, the earlier period's value ('up 40.6% from
+# last year's $2.40', 'compared to $1.2 billion a year ago'): words right before the figure and right after it.
+# A claim that states such a figure must name a comparison or an earlier period in its own clause (COMPARISON_WORDS).
+BASE_BEFORE: tuple[str, ...] = (
+    r"\b(?:up|down|increased?|decreased?|rose|fell|grew|declined?|improved|climbed|dropped)\s+(?:[\w.%]+\s+){0,3}?from",
+    r"\bcompared\s+(?:to|with)", r"\bversus", r"\bvs\.?", r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
+    r"\ba\s+year\s+ago", r"\b(?:(?:prior|previous|last)[- ]year|year[- ]ago|(?:19|20)\d\d)\s+levels?\s+of",
+)
+BASE_AFTER: tuple[str, ...] = (
+    r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:prior|previous|last|year[- ]ago|same)[- ](?:year|quarter|period)",
+    r"(?:a|one)\s+year\s+(?:ago|earlier)", r"last\s+(?:year|quarter)",
+)
+COMPARISON_WORDS = frozenset(
+    "from versus vs compared compare comparing comparison prior previous last ago earlier before year-ago against"
+    .split())
+
+# Words that say a figure moved ('an increase of 207%', 'gross profit increasing 1%'), never what it measures.
+CHANGE_WORDS = frozenset(
+    """increase increases increasing decrease decreasing growth growing grow grows gain gains gained decline
+    declines declining improve improves improved improving improvement higher lower rise rises rising drop drops
+    dropped dropping jump jumped change changes changed expand expanded expansion""".split())
+
+# What tells two figures of one metric apart, per axis ('adjusted diluted EPS of $2.55' and 'GAAP diluted EPS of
+# $1.63'; 'grew 10.2% on a reported basis and 11.6% at constant currency'): a figure's clause that names one
+# qualifier of an axis is no evidence for a claimed figure whose clause names another of the same axis. A clause
+# that names none of an axis is left to the other tests ('earnings per share of $6.86' may be the adjusted one).
+# Patterns are regular expressions over lower-case text; 'reported' counts only as a basis, not as a verb.
+_REPORTED = r"(?:(?:on\s+an?|as|our|the|its|their|total)\s+reported|reported\s+basis)"
+FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
+    "basis": {
+        "adjusted": (r"adjusted", r"non-?\s?gaap", r"excluding\s+(?:\w+\s+){0,3}?items?", r"adjusting\s+items?",
+                     r"underlying", r"pro\s+forma"),
+        "gaap": (r"(?<!non-)(?<!non\s)gaap", _REPORTED),
+    },
+    "currency": {
+        "constant currency": (r"constant[-\s]currency", r"currency[-\s]neutral", r"fx[-\s]neutral", r"organic(?:ally)?",
+                              r"excluding\s+(?:the\s+)?(?:impact\s+of\s+)?(?:foreign\s+)?(?:currency|fx)"),
+        "reported": (_REPORTED,),
+    },
+    "shares": {"diluted": (r"diluted",), "basic": (r"basic",)},
+    "level": {"net": (r"net(?!\s+of\b)",), "gross": (r"gross",), "operating": (r"operating",)},
+    # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
+    # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span
+    "span": {
+        "quarter": (r"(?:first|second|third|fourth|1st|2nd|3rd|4th)[-\s]quarter", r"q[1-4]", r"[1-4]q",
+                    r"(?:the|this|that)\s+quarter", r"quarterly", r"three\s+months"),
+        "year": (r"full[-\s]year", r"(?:the|this|that)\s+(?:full\s+|fiscal\s+)?year(?![-\s](?:over|ago|earlier))",
+                 r"annual(?:ly)?", r"twelve\s+months", r"12\s+months", r"fiscal\s+year"),
+    },
+}
+
+# Words that link a figure to what it amounts to ('representing growth of 4.8%', 'signifying', 'which reflects'),
+# never what it measures: a clause that shares only these with a source sentence names another subject.
+LINK_WORDS = frozenset(
+    """represent represents representing represented signify signifies signifying indicate indicates indicating
+    reflect reflects reflecting reflected mean means meaning amount amounts amounting""".split())
+
 # -- arithmetic ---------------------------------------------------------------------------------------------
 
 # The words by which a report says it computed a figure, per operation. A table derivation of a kind is tried

@@ -82,11 +82,48 @@ def _subject_keys(text: str) -> frozenset[str]:
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+){1,3}\b")
 
 
+# A short line that reads as a sentence ('Our common equity Tier 1 capital ratio was 13.8 percent at the end of
+# the quarter.': words ending in a full stop, no 'key:' field name, no table cell separators) is prose, not a
+# structured field: a transcript or an article written one sentence a line is as much prose as a paragraph.
+_FIELD_LINE = re.compile(r"^\s*(?:[-*•]\s+)?[\w .'/()-]{1,40}:(?:\s|$)|[|\t]")
+_SENTENCE_LINE = re.compile(r"[.!?][\"'”)]?\s*$")
+SENTENCE_WORDS = 6
+
+
+def prose_line(loaded: LoadedFile, offset: int) -> bool:
+    """Is the line at `offset` a sentence of prose (long, or short and written as a sentence)?"""
+    a, b = loaded.line_span(loaded.line_of(offset))
+    return b - a > SHORT_LINE or sentence_line(loaded, offset)
+
+
+def sentence_line(loaded: LoadedFile, offset: int) -> bool:
+    """Is the line at `offset` short and written as whole sentences (a transcript's line), not a structured field
+    nor a piece of a wrapped paragraph (which starts in lower case or after a line that ends mid-sentence)?"""
+    number = loaded.line_of(offset)
+    a, b = loaded.line_span(number)
+    if b - a > SHORT_LINE:
+        return False
+    line = loaded.text[a:b]
+    if _FIELD_LINE.search(line) or not _SENTENCE_LINE.search(line) or len(line.split()) < SENTENCE_WORDS:
+        return False
+    previous = loaded.text[slice(*loaded.line_span(number - 1))].strip() if a > 0 else ""
+    return not line.lstrip()[:1].islower() and (not previous or previous.endswith(_LINE_ENDS))
+
+
+_LINE_ENDS = (".", "!", "?", ":", '"', "'", "”", ")")
+
+
 def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
     None when the number stands on a short structured line, where proximity is not asked for."""
+    text = _window_text(loaded, start, end)
+    return None if text is None else subject_keys(text)
+
+
+def _window_text(loaded: LoadedFile, start: int, end: int) -> str | None:
+    """The words of the sentence around [start, end) that `_window_keys` reads, or None on a short structured line."""
     a, b = loaded.line_span(loaded.line_of(start))
-    if b - a <= SHORT_LINE:
+    if not prose_line(loaded, start):
         return None
     text = loaded.text
     before_all = text[max(a, start - 400):start]
@@ -101,7 +138,7 @@ def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     words_after = after.split()[:PROXIMITY_WORDS]
     if len(words_after) < MIN_NEIGHBOURHOOD:
         words_after = after_all.split()[:MIN_NEIGHBOURHOOD]
-    return subject_keys(" ".join(words_before + words_after))
+    return " ".join(words_before + words_after)
 
 
 def near_subject(
@@ -284,14 +321,7 @@ def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
     at, end = q.start - claim.start, q.end - claim.start
     if not (0 <= at <= end <= len(text)):
         return content_words(text)
-    begin = 0
-    if claim.kind != "table_row":
-        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
-        begin = max(earlier, default=0)
-        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
-        begin = max(begin, clause + 1)
-    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
-    words = content_words(text[begin:at]) + content_words(after)
+    words = content_words(" ".join(clause_parts(claim, q)))
     if claim.context and claim.kind == "table_row":
         words += content_words(claim.context)
     return list(dict.fromkeys(words))[:8]
@@ -311,6 +341,21 @@ def row_stems(label: CellLabel) -> set[str]:
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
     return stems or subject_keys(label.column_text)
+
+
+def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False) -> tuple[str, str]:
+    """The words of the claim before a quantity (from the previous quantity, or with `past_figures` from the
+    clause's start) and right after it, as written: what says what the quantity is (see `subject_words`)."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    begin = 0
+    if claim.kind != "table_row":
+        earlier = [o.end - claim.start for o in claim.quantities if o.end - claim.start <= at]
+        begin = 0 if past_figures else max(earlier, default=0)
+        clause = max(text.rfind(sep, begin, at) for sep in (";", ". ", ": "))
+        begin = max(begin, clause + 1)
+    after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
+    return text[begin:at], after
 
 
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -468,6 +513,113 @@ def conflicting_cell(
     return o, label, period
 
 
+# The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
+# ('people') are named by words prose uses for anything.
+PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
+
+
+_CLAUSE_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s)|\d(?=[\d,.]*\D)")
+_AFTER_STOP = re.compile(r"[;,.()|\d]|\b(?:and|while|whereas|but)\b")
+_STATEMENT_STOP = re.compile(r"[;!?](?=\s)|\.(?=\s)")
+# ('versus $82 million or $0.91 per share': the second figure of a pair restated after the comparison word)
+_BASE_BEFORE = re.compile(r"(?i)(?:" + "|".join(vocabulary.BASE_BEFORE) + r")\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+of\s+)?"
+                          r"(?:[$€£¥]?\s*[\d.,]+(?:\s+(?:million|billion|thousand))?\s+or\s+)?(?:[$€£¥]\s*)?$")
+_BASE_AFTER = re.compile(r"(?i)\s*(?:" + "|".join(vocabulary.BASE_AFTER) + r")\b")
+
+
+def source_clause(loaded: LoadedFile, start: int, end: int) -> str:
+    """The words of a prose source figure's own clause: back to the previous figure or clause break on its line
+    (past the figures before it when those words name nothing: 'net earnings of $192.6 million or $3.50 per
+    diluted share'), then the words right after it."""
+    a, b = loaded.line_span(loaded.line_of(start))
+    text = loaded.text
+    region = text[max(a, start - 300):start]
+    stops = [m.end() for m in _CLAUSE_STOP.finditer(region)]
+    before = region[stops[-1]:] if stops else region
+    if not subject_keys(before) - _NOT_A_SUBJECT:
+        breaks = [m.end() for m in _STATEMENT_STOP.finditer(region)]
+        before = region[breaks[-1]:] if breaks else region
+    after = _AFTER_STOP.split(text[end:min(b, end + 40)], maxsplit=1)[0]
+    return f"{before} {after}"
+
+
+def comparison_base(loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the prose figure the earlier value a change is measured from ('up 40.6% from last year's $2.40',
+    '$1.2 billion a year ago'; see vocabulary.BASE_BEFORE / BASE_AFTER)?"""
+    text = loaded.text
+    return (_BASE_BEFORE.search(text, max(0, start - 60), start) is not None
+            or _BASE_AFTER.match(text, end, min(len(text), end + 40)) is not None)
+
+
+# Stems that say a figure's unit or its period, never what it measures (see vocabulary.PERIOD_WORDS).
+_NOT_A_SUBJECT = frozenset(subject_stem(w) for w in quantities.UNIT_WORDS | vocabulary.PERIOD_WORDS | vocabulary.CHANGE_WORDS
+                           | vocabulary.LINK_WORDS)
+
+
+@dataclass(frozen=True)
+class FigureSubject:
+    """What a claimed figure's own clause says it is: subject stems (no unit or period words), the metrics it
+    names, and whether it names a comparison or an earlier period ('from', 'a year ago', 'prior')."""
+
+    keys: frozenset[str]
+    metrics: frozenset[str]
+    compared: bool
+    quarters: frozenset[str] = frozenset()
+    per_share: bool = True
+    of_what: frozenset[str] = frozenset()
+
+
+def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
+    """The subject of a claimed figure's own clause: the words before it (past the figures before it when those
+    words name nothing: '19% and 38% respectively', '$3.5 billion to $3.6 billion') and right after it."""
+    if not 0 <= q.start - claim.start <= q.end - claim.start <= len(claim.claim):
+        return FigureSubject(frozenset(), frozenset(), True)
+    before, after = clause_parts(claim, q)
+    clause = clause_parts(claim, q, past_figures=True)[0]
+    wide = f"{clause} {after}"
+    # the subject words of the clause back to its start ('... $3.5 billion, signifying growth of 4.8%' names no
+    # subject between the figures), the metrics and period of the figure's own words when they name one, else
+    # of the nearest words before it that do ('revenue for the first quarter is expected to be between $3.5
+    # billion and $3.6 billion': the first quarter's revenue, not the EPS the clause opened with)
+    text = f"{_named_before(claim, q, len(clause))} {after}"
+    words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
+    metrics = (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS
+    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics,
+                         bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)),
+                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS), _of_what(after))
+
+
+_OF_WHAT = re.compile(r"(?i)\s*(?:[a-z]+\s+)?of\s+(.+)")
+
+
+def _of_what(after: str) -> frozenset[str]:
+    """The subject stems of the 'of ...' right after a figure ('$40 million of net charge-offs'), if any."""
+    m = _OF_WHAT.match(_AFTER_STOP.split(after, maxsplit=1)[0])
+    return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
+
+
+# An amount per share ('$6.78 per diluted common share') is another figure than the whole amount a claim states
+# ('earned $6.78'): the claimed figure's own words must speak of shares (or a per-share metric) for it.
+_PER_SHARE = re.compile(r"(?i)\s*per\s+(?:[a-z]+\s+){0,2}?shares?\b")
+_SHARE_WORDS = frozenset({"share", "shares", "eps"})
+_PER_SHARE_METRICS = frozenset({"eps", "dividend"})
+
+
+def _named_before(claim: ClaimRecord, q: Quantity, reach: int) -> str:
+    """The claim's words from the nearest gap between figures before `q` (within `reach` characters: its
+    clause) that names a subject, up to `q`; the whole reach when none does."""
+    at = q.start - claim.start
+    lo = at - reach
+    figures = sorted((o.start - claim.start, o.end - claim.start) for o in claim.quantities
+                     if lo <= o.start - claim.start and o.end - claim.start <= at)
+    gap_end = at
+    for start, end in reversed(figures):
+        if subject_keys(claim.claim[end:gap_end]) - _NOT_A_SUBJECT:
+            return claim.claim[end:at]
+        gap_end = start
+    return claim.claim[lo:at]
+
+
 def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
     """The matches that stand near the claim's subject: in long prose a figure that matches by value
     but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
@@ -485,8 +637,11 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
     if paired:
         subject = ClaimSubject(subject.keys, subject.metrics, paired)
-    # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
-    quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
+    figure = figure_subject(claim, q)
+    # the quarters the claim states this figure for: its own clause's ('Q4 EPS grew 21%, and revenue for the first
+    # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
+    quarters = figure.quarters or sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
+    qualified = _claim_qualifiers(claim, q)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -502,16 +657,27 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
-            if _window_keys(loaded, m.offset, end) is None:
+            window = _window_text(loaded, m.offset, end)
+            if window is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
-            if subject.periods and (own := prose_periods(loaded.text, m.offset, end)) and not own & subject.periods:
+            own = prose_periods(loaded.text, m.offset, end) if subject.periods else frozenset()
+            if own and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
-            if quarters and (stated := sentence_quarters(loaded.text, m.offset, end)) and not stated & quarters:
+            stated = sentence_quarters(loaded.text, m.offset, end) if quarters else set()
+            if stated and not stated & quarters:
                 continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
+            # on a sentence a line (a transcript) the figure's own clause must say what the claim's does; a long
+            # passage keeps the window test above, where a paraphrase names its subject in other words
+            # (a figure stated for the period the claim names is that period's, a comparison base or not)
+            if window is not None and sentence_line(loaded, m.offset) \
+                    and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own), quarters=quarters):
+                continue
+            if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
+                continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -521,6 +687,106 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+_QUALIFIERS = {axis: [(name, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for name, patterns in values.items()]
+               for axis, values in vocabulary.FIGURE_QUALIFIERS.items()}
+_FIGURE_TOKEN = re.compile(r"[$€£¥]?\d[\d,.]*")
+_PART_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s|$)")
+_JOINER = re.compile(r"(?i)\b(?:and|or|while|whereas|but|versus|vs|compared\s+(?:to|with))\b")
+_RANGE_JOIN = re.compile(r"(?i)[%\s]*(?:percent\s+)?(?:to|and|-|–|through)\s*")
+
+
+def _named_qualifiers(text: str) -> dict[str, frozenset[str]]:
+    low = text.lower()
+    named = {axis: frozenset(name for name, pattern in rows if pattern.search(low)) for axis, rows in _QUALIFIERS.items()}
+    return {axis: names for axis, names in named.items() if names}
+
+
+def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int) -> dict[str, frozenset[str]]:
+    """The qualifiers (vocabulary.FIGURE_QUALIFIERS) of the figure at [start, end) in the sentence [lo, hi) of
+    `text`, axis by axis from the nearest words that name one: right after it (to the next figure or clause stop,
+    past the other end of a range: '4.8% to 6.6% on a constant-currency basis'), before it back to the previous
+    figure, back to its clause's start, then the sentence's leading clause ('Excluding these items, diluted
+    earnings per share of $3.50')."""
+    region = text[end:hi]
+    stop = _PART_STOP.search(region)
+    cut = stop.start() if stop else len(region)
+    figure = _FIGURE_TOKEN.search(region, 0, cut)
+    if figure and _RANGE_JOIN.fullmatch(region, 0, figure.start()):
+        nxt = _FIGURE_TOKEN.search(region, figure.end(), cut)
+        after = region[figure.end():nxt.start() if nxt else cut]
+    else:
+        after = region[:figure.start() if figure else cut]
+    after = _JOINER.split(after, maxsplit=1)[0]  # '41.5% and operating margin was 18.2%': 'operating' is the next's
+    stops = [m.end() for m in _PART_STOP.finditer(text, lo, start)]
+    clause = stops[-1] if stops else lo
+    figures = list(_FIGURE_TOKEN.finditer(text, clause, start))
+    # its own words since the previous figure's ('10.2% on a reported basis and 11.6%': 'reported' is the 10.2%'s)
+    own = text[figures[-1].end() if figures else clause:start]
+    joined = list(_JOINER.finditer(own))
+    tiers = [after, own[joined[-1].end():] if joined else own, text[clause:figures[0].start() if figures else start]]
+    first = _PART_STOP.search(text, lo, start)
+    if first and not _FIGURE_TOKEN.search(text, lo, first.start()):
+        tiers.append(text[lo:first.start()])
+    found: dict[str, frozenset[str]] = {}
+    for tier in tiers:
+        for axis, names in _named_qualifiers(tier).items():
+            found.setdefault(axis, names)
+    return found
+
+
+def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[str]]:
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not 0 <= at <= end <= len(text):
+        return {}
+    after = _SENTENCE_BREAK.search(text, end)
+    return figure_qualifiers(text, at, end, _sentence_start(text, at), after.start() if after else len(text))
+
+
+def _source_qualifiers(loaded: LoadedFile, start: int, end: int) -> dict[str, frozenset[str]]:
+    a, b = loaded.line_span(loaded.line_of(start))
+    text = loaded.text
+    after = _SENTENCE_BREAK.search(text, end, b)
+    return figure_qualifiers(text, start, end, max(a, _sentence_start(text, start)), after.start() if after else b)
+
+
+def qualified_apart(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
+    """Do the two figures carry different qualifiers of one axis ('adjusted' and 'GAAP', 'diluted' and 'basic')?"""
+    return any(axis in stated and not names & stated[axis] for axis, names in claimed.items())
+
+
+def _same_figure(
+    own: FigureSubject, loaded: LoadedFile, start: int, end: int, window: str, *, dated: bool, quarters: set[str],
+) -> bool:
+    """May the prose source figure at [start, end), in the sentence `window`, be the claimed figure whose own
+    clause says `own`? Not when the sentence shares no subject word or metric with that clause ('the capital
+    ratio was 6.35%' by 'the net interest margin was 6.35%'), when the figure's own clause names only other
+    metrics ('earnings per share of $192.6 million' by 'net earnings of $192.6 million'), or when the figure is
+    a comparison base the claim does not call one ('EPS of $2.40' by 'up 40.6% from last year's $2.40') nor
+    states for the base's own period: `dated` ('18.3% for 2018' for a 2018 claim) or one of the claim's
+    `quarters` named right after it ('compared with $946 million in the second quarter'; the quarter its
+    sentence opens with is the other figure's)."""
+    if own.keys and not (own.keys & subject_keys(window) or own.metrics & metrics_of(window)):
+        return False
+    stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
+    if own.metrics and stated and not own.metrics & stated:
+        return False
+    if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+        return False  # 'earned $6.78' by '$6.78 per diluted common share'
+    stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
+    if stated_of and not own.of_what & stated_of:
+        return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'
+    if dated or own.compared or not comparison_base(loaded, start, end):
+        return True
+    after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
+    named = loaded.text[end:after.start() if after else end + 80]
+    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's: a year named there is left to `dated`
+    return not _YEAR.search(named) and bool(quarters & _quarters(named))
+
+
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"

@@ -17,7 +17,7 @@ from pytest_auditfence.verify.derive import (
     spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
+    COMPUTED, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
     subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
@@ -357,9 +357,6 @@ def _unnamed(claim: ClaimRecord, mentions: list[tuple[int, int, str]], named: fr
     return sorted(missing.items())
 
 
-# The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
-# ('people') are named by words prose uses for anything.
-_PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=\S)|\n\s*\n")
 
 
@@ -373,7 +370,7 @@ def _metric_periods(index: SourceIndex) -> dict[str, set[str]]:
             before: set[str] = set()
             for sentence in _SENTENCE_END.split(index.loaded(f).text):
                 keys = {key for _, _, key in quantities.period_mentions(sentence)}
-                for metric in metrics_of(sentence) & _PROSE_METRICS:
+                for metric in metrics_of(sentence) & PROSE_METRICS:
                     cached.setdefault(metric, set()).update(keys | before)
                 before = keys
         index.memo["metric periods"] = cached
@@ -385,7 +382,7 @@ def _periods_of_another_metric(claim: ClaimRecord, index: SourceIndex) -> list[A
     state that metric for periods of their own, none of them the claim's, the period is not the metric's.
     (Only the period is checked: whatever else the claim says is not, so a period found is no verdict.)"""
     mentions = quantities.period_mentions(claim.claim)
-    metrics = metrics_of(claim.claim) & _PROSE_METRICS
+    metrics = metrics_of(claim.claim) & PROSE_METRICS
     if not mentions or not metrics or claim.quantities:
         return []
     stated = _metric_periods(index)
