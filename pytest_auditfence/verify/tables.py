@@ -463,7 +463,7 @@ def _gapped(line: str) -> bool:
 _LETTER_MARK = re.compile(r"\([A-Za-z]\)")
 _CAPTION_LINES = 4
 _CAPTION_CHARS = 400
-_PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:diluted[\s_-]+|basic[\s_-]+)?share|\beps\b")
+_PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:(?:diluted|basic|common|ordinary)[\s_-]+)?share|\beps\b")
 _EXCEPT = re.compile(r"(?i)\bexcept\b")
 _PERCENT_LABEL = re.compile(r"\(%\)|%$|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
 
@@ -592,7 +592,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 scale = None if unit == "%" else scale  # a percentage has no scale ('% of total revenue')
             if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
                 scale, unit = None, "%"
-            elif except_per_share and _PER_SHARE.search(label):
+            elif except_per_share and _PER_SHARE.search(f"{label} {section}"):  # 'Basic' under 'Net Income per Share:'
                 scale = None
             elif row_cue is not None and row_cue.scale is not None:
                 scale = row_cue.scale
