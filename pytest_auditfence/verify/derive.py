@@ -296,12 +296,13 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
     # a claim comparing the periods it names compares one series: the one whose column it names, if any
     words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
-    beside = {key for row in named for key in unnamed_series(rows[row], index, words)}
+    # the words that name a row name no column of it ('% of total revenue' beside the 'Total cost of revenue' amounts)
+    beside = {key for row in named for key in unnamed_series(rows[row], index, words - _stems(row[1]))}
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
     series = [members[:MAX_GROUP] for row in sorted(named, key=str)
-              for members in period_series(rows[row], index, subject, words)]
+              for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
@@ -385,6 +386,8 @@ _RELATIVE_CHANGE = re.compile(
     r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
     r"|fell|declined|dropped|increased|decreased|jumped)\b")
 _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
+# a footnote mark on one period's header ('August 31, 2018 (1)') makes no other series
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
 
 
 def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject,
@@ -414,7 +417,7 @@ def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[s
     amount and its percentage under one spanning '2019' are two series)."""
     found: dict[tuple[str, str], list[Observed]] = {}
     for o in dated:
-        kind = " ".join(_PERIOD_TEXT.sub(" ", index.label(o).column_text).lower().split())
+        kind = " ".join(_FOOTNOTE_MARK.sub(" ", _PERIOD_TEXT.sub(" ", index.label(o).column_text)).lower().split())
         found.setdefault((kind, index.quantity(o).kind), []).append(o)
     return found
 

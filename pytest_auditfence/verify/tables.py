@@ -488,6 +488,12 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
     headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
+    # a row holding only a date in the labels' column ('December 31, 2018') dates the block of rows below it,
+    # under the same column headers (a table of two balance dates, one block each); page text centres such a line
+    # over its columns as a header
+    block_periods: frozenset[Period] = frozenset()
+    while headers and not grid.right_aligned and _period_row(headers[-1]):
+        block_periods = block_periods or periods_in(headers.pop()[0][2])
     if grid.right_aligned:
         # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
         margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
@@ -559,7 +565,9 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
         slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
-            if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
+            if not grid.right_aligned and _period_row(row) and not since:
+                block_periods = periods_in(texts[0])
+            elif label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
             else:
                 since.append(row)
@@ -579,7 +587,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))
-            periods = row_periods | column_periods(columns)
+            periods = row_periods | (column_periods(columns) or block_periods)
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
@@ -602,6 +610,11 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             )))
             column_of.append(from_right if grid.right_aligned else k)
     return _percent_columns(text, cells, column_of)
+
+
+def _period_row(row: list[tuple[int, int, str]]) -> bool:
+    """A row of one filled cell, the first, that is a date or period and nothing else ('December 31, 2019')."""
+    return bool(row) and _is_period(row[0][2]) and not _is_label(row[0][2]) and all(_is_empty(t) for _, _, t in row[1:])
 
 
 def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
