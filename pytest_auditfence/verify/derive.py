@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import Period, format_period
+from pytest_auditfence.verify.tables import CellLabel, Period, format_period
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -418,7 +418,9 @@ def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[s
     found: dict[tuple[str, str], list[Observed]] = {}
     for o in dated:
         kind = " ".join(_FOOTNOTE_MARK.sub(" ", _PERIOD_TEXT.sub(" ", index.label(o).column_text)).lower().split())
-        found.setdefault((kind, index.quantity(o).kind), []).append(o)
+        # an amount written with '$' on the first and total rows only is one series with the bare ones below
+        figure = index.quantity(o).kind
+        found.setdefault((kind, "amount" if figure in ("currency", "number") else figure), []).append(o)
     return found
 
 
@@ -738,7 +740,9 @@ def _mean_change(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[
     if len(years) not in (2, 3) or years != list(range(years[-1] - len(years) + 1, years[-1] + 1)):
         return None
     need = [((years[-1] - k), "") for k in (0, 1, 2)]
-    for row in sorted(named, key=str):
+    # the row the claim names most fully: 'operating free cash flow' is not the 'Free cash flow' its words hold
+    stems = {row: _stems(row[1]) for row in named}
+    for row in sorted((r for r in named if not any(stems[r] < other for other in stems.values())), key=str):
         for series in _by_period(_row_cells(index, row), index):
             if not all(p in series for p in need):
                 continue
@@ -964,11 +968,17 @@ def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
 
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
-    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause)?"""
+    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause; a row
+    'Total' alone, its section's)?"""
     subject = claim_subject(claim)
     own = frozenset(subject_stem(w) for w in subject_words(claim, q))
+
+    def words(label: CellLabel) -> set[str]:
+        stems = {subject_stem(w) for w in content_words(label.row)}
+        return stems or (row_stems(label) - {TOTAL_KEY} if _TOTAL_ROW.match(label.row) else set())
+
     return any(
-        (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
+        (label := index.label(o)) is not None and (words(label) or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
 
