@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import CellLabel, Period, format_period
+from pytest_auditfence.verify.tables import Period, format_period
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -968,17 +968,11 @@ def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
 
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
-    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause; a row
-    'Total' alone, its section's)?"""
+    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause)?"""
     subject = claim_subject(claim)
     own = frozenset(subject_stem(w) for w in subject_words(claim, q))
-
-    def words(label: CellLabel) -> set[str]:
-        stems = {subject_stem(w) for w in content_words(label.row)}
-        return stems or (row_stems(label) - {TOTAL_KEY} if _TOTAL_ROW.match(label.row) else set())
-
     return any(
-        (label := index.label(o)) is not None and (words(label) or {""}) <= own
+        (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
 

@@ -306,14 +306,12 @@ TOTAL_KEY = "total"
 def row_stems(label: CellLabel) -> set[str]:
     """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
     'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
-    other words that begins with it; a row 'Total' alone totals its section ('Total' under 'Revenue:' is total
-    revenue); a label that defines a short name is named by it; for a row without words, its column's."""
+    other words that begins with it; a label that defines a short name is named by it; for a row without words,
+    its column's."""
     alias = _ALIAS.search(label.row)
-    stems = _label_stems(alias.group(1) if alias else label.row)
-    total = _TOTAL.match(label.row.lstrip(" -–—*_:")) is not None
-    if not stems and total:
-        stems = _label_stems(label.section)
-    if stems and total:
+    named = alias.group(1) if alias else label.row
+    stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
+    if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
     return stems or subject_keys(label.column_text)
 
@@ -321,10 +319,6 @@ def row_stems(label: CellLabel) -> set[str]:
 # a label defining the short name the document uses for it ('Huawei Technologies Co., Ltd. (“Huawei”)') is named
 # by that name
 _ALIAS = re.compile(r"\(\s*[“\"‘']([^”\"’'()]{2,40})[”\"’']\s*\)")
-
-
-def _label_stems(text: str) -> set[str]:
-    return ({subject_stem(w) for w in content_words(text)} | set(abbreviations(text))) & subject_keys(text)
 
 
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:

@@ -609,7 +609,40 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 scale=scale, unit=unit,
             )))
             column_of.append(from_right if grid.right_aligned else k)
-    return _percent_columns(text, cells, column_of)
+    return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
+
+
+_TOTAL_ALONE = re.compile(r"(?i)^\W*total\W*(?:\(\w{1,2}\)\W*)?$")
+# rounding: a section's rows may add up to its total within this share
+_TOTAL_SLACK = 0.005
+
+
+def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
+    """A row 'Total' alone under a section is named 'Total <section>' ('Total' under 'Revenue:' is total revenue)
+    where the section's other rows add up to it in its column; else it may be the table's total, and keeps its
+    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee)."""
+    out = list(cells)
+    for i, cell in enumerate(cells):
+        if not cell.label.section or not _TOTAL_ALONE.match(cell.label.row):
+            continue
+        total = _cell_value(text, cell)
+        parts = []
+        for j in range(i - 1, -1, -1):
+            if cells[j].label.section != cell.label.section:
+                break
+            if column_of[j] == column_of[i] and not _TOTAL_ROW_LABEL.match(cells[j].label.row):
+                parts.append(_cell_value(text, cells[j]))
+        if total is not None and parts and None not in parts and abs(sum(parts) - total) <= _TOTAL_SLACK * abs(total) + 1:
+            out[i] = replace(cell, label=replace(cell.label, row=f"Total {cell.label.section}"))
+    return out
+
+
+_TOTAL_ROW_LABEL = re.compile(r"(?i)^\W*total\b")
+
+
+def _cell_value(text: str, cell: Cell) -> float | None:
+    found = quantities.parse_quantities(text[cell.start:cell.end], years=False, cell=True)
+    return found[0].value if len(found) == 1 else None
 
 
 def _period_row(row: list[tuple[int, int, str]]) -> bool:
