@@ -723,11 +723,23 @@ def _two_step(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSub
               slack: float) -> tuple[str, list[Observed]] | None:
     """A figure of two operations the claim names both of, over the rows it names: the change of a two-year mean
     ('the change between the 2018 and 2019 average free cash flow', each year's mean with the year before), the
-    difference of two rows' means ('the difference between average salaries and average incentive schemes'), or
-    a share of a sum ('deferred revenue and accrued warranty over gross deferred tax assets')."""
+    difference of two rows' means ('the difference between average salaries and average incentive schemes'), a
+    share of a sum ('deferred revenue and accrued warranty over gross deferred tax assets'), or the mean or sum of
+    the columns of a row the claim names ('the average net balance for Cubic Transportation Systems, ...')."""
     return (_mean_change(q, index, own, rows, named, ops, slack)
             or _means_difference(claim, q, index, own, rows, named, ops, slack)
-            or _share_of_sum(q, index, own, rows, named, by_column, ops, slack))
+            or _share_of_sum(q, index, own, rows, named, by_column, ops, slack)
+            or next((found for row in sorted(named, key=str) if (found := _aggregate(
+                q, _named_columns(index, own, rows[row])[0], index, ops, slack, minimum_sum=2)) is not None), None))
+
+
+def _named_columns(index: SourceIndex, own: ClaimSubject, members: list[Observed]) -> tuple[list[Observed], list[Observed]]:
+    """A row's cells of the claim's period in the columns the claim names by every word of their headers
+    ('Cubic Transportation Systems'), and its 'Total' column's: the parts of a breakdown across columns that the
+    claim averages, totals or takes a share of."""
+    members = [o for o in members if not own.periods or index.label(o).periods == own.periods]
+    totals = [o for o in members if _TOTAL_ROW.match(" ".join(index.label(o).columns[-1:]))]
+    return [o for o in members if o not in totals and (keys := _column_keys(index.label(o))) and keys <= own.keys], totals
 
 
 def _mean_change(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[tuple, list[Observed]],
@@ -799,9 +811,7 @@ def _share_of_sum(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict
         if 3 <= len(members) <= MAX_GROUP:
             candidates += [([o for o in members if o != whole], whole) for whole in members]
     for row in sorted(named, key=str):
-        members = [o for o in rows[row] if not own.periods or index.label(o).periods == own.periods]
-        totals = [o for o in members if _TOTAL_ROW.match(" ".join(index.label(o).columns[-1:]))]
-        parts = [o for o in members if o not in totals and _column_keys(index.label(o)) <= own.keys]
+        parts, totals = _named_columns(index, own, rows[row])
         if len(totals) == 1 and len(parts) >= 2:
             candidates.append((parts, totals[0]))
     for parts, whole in candidates:
