@@ -91,6 +91,13 @@ TABLES: dict[str, tuple[str, list[list[str]]]] = {
         ["", "Cubic Transportation Systems", "Cubic Mission Solutions", "Cubic Global Defense", "Total"],
         ["Net balances at September 30, 2018", "$ 200,000", "170,000", "140,000", "510,000"],
         ["Net balances at September 30, 2019", "$ 254,592", "181,424", "142,081", "578,097"]]),
+    "restricted shares": ("Non-vested restricted shares", [
+        ["", "2019", "2018"],
+        ["Non-vested at January 1", "1,283,000", "1,100,000"],
+        ["Granted", "473,550", "520,000"],
+        ["Vested", "(365,223)", "(320,100)"],
+        ["Forfeited", "(12,632)", "(16,900)"],
+        ["Non-vested at December 31", "1,378,695", "1,283,000"]]),
     "cost of revenue": ("Cost of revenue ($ in thousands)", [
         ["", "2019 Amount", "2019 % of total revenue", "2018 Amount", "2018 % of total revenue"],
         ["Services", "243,053", "34%", "246,548", "38%"],
@@ -295,3 +302,15 @@ def test_the_columns_a_claim_names_are_the_parts_of_a_row(audit, form: str) -> N
              "Solutions and Cubic Global Defense came to $193,699 thousand.", "$193,699 thousand"),
             ("The proportion of net balances of Cubic Transportation Systems and Cubic Global Defense over total net "
              "balances at September 30, 2018 was 0.69.", "0.69")])
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_deduction_a_claim_names_by_its_verb_is_its_cell_in_parentheses(audit, form: str) -> None:
+    # 'shares vested ... 365,223': the roll-forward deducts them as '(365,223)'
+    _check(audit, form, "restricted shares",
+           [("The number of non-vested shares vested in 2019 was 365,223.", "365,223"),
+            ("We put the number of non-vested shares forfeited in 2018 at 16,900.", "16,900")],
+           [("The number of non-vested shares vested in 2018 was 365,223.", "365,223"),
+            ("The number of non-vested shares vested in 2019 was 365,232.", "365,232"),
+            ("The number of non-vested shares forfeited in 2019 was 365,223.", "365,223"),
+            ("The number of non-vested shares granted in 2019 was 12,632.", "12,632")])
