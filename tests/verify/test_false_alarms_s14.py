@@ -250,6 +250,9 @@ def test_a_date_row_dates_the_block_below_it(audit, form: str) -> None:
             ("The percentage change in the total allowance for losses between 2018 and 2019 was 41.67%.", "41.67%")],
            [("The change in the total gross accounts receivable between 2018 and 2019 was $4,263 thousand.",
              "$4,263 thousand"),
+            # 2019's gross total less 2018's net total: two columns, however the total rows are named
+            ("The change in the total gross accounts receivable between 2018 and 2019 was $4,331 thousand.",
+             "$4,331 thousand"),
             ("The total gross accounts receivable in 2018 was $19,731 thousand.", "$19,731 thousand"),
             ("The total net accounts receivable in 2019 was $15,400 thousand.", "$15,400 thousand")])
 
