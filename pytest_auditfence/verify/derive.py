@@ -979,12 +979,13 @@ def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
     """Does a table row of the sources carry the figure's subject (every stem of its label in the clause; for a row
-    of no words of its own, a 'Total' row, every stem of its column's header)?"""
+    'Total' alone, every stem of its column's header)?"""
     subject = claim_subject(claim)
     own = frozenset(subject_stem(w) for w in subject_words(claim, q))
     return any(
         (label := index.label(o)) is not None
-        and ({subject_stem(w) for w in content_words(label.row)} or (row_stems(label) - {TOTAL_KEY}) or {""}) <= own
+        and ({subject_stem(w) for w in content_words(label.row)}
+             or (row_stems(label) - {TOTAL_KEY} if _TOTAL_ROW.match(label.row) else set()) or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
 
