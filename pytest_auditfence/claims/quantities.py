@@ -689,9 +689,11 @@ class _Parser:
             return self._skip(end)  # a year
         if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
             scale = self.scale_context
+        # a bare figure in parentheses is a negative, whatever unit its column gives it ('(2.3)' under '(%)')
+        parenthesised = kind in ("number", "currency") and _paren_negative(text, start, end)
         if kind == "number" and unit is None and self.unit_context:
             kind, unit = self._context_kind()
-        if kind in ("number", "currency") and _paren_negative(text, start, end):
+        if parenthesised:
             negative = True
             start -= 1
             end += 1
@@ -941,7 +943,8 @@ _SCALE_CONTEXT = [
     re.compile(rf"(?ai)(?<![\w$]){_cur('cur1')}\s?{_CTX_SCALE}\b(?!\s*\d)"),
     re.compile(rf"(?ai)\b{_cur('cur1')}\s+in\s+{_CTX_SCALE}\b"),
 ]
-_PERCENT_CONTEXT = re.compile(r"(?ai)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|\bbps\b|\(\s*x\s*\)")
+# 'bps' after a figure ('declined by 54 bps') is that figure's unit, no declaration for the numbers under a caption
+_PERCENT_CONTEXT = re.compile(r"(?ai)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|(?<![\d)])(?<![\d)] )\bbps\b|\(\s*x\s*\)")
 _BARE_CURRENCY = re.compile(rf"(?ai)\(\s*{_cur('cur1')}\s*\)")
 _ANY_CURRENCY = re.compile(rf"(?ai)(?<![\w]){_cur('cur1')}(?![\w])")
 _SCALE_CTX_VALUES = vocabulary.SCALES

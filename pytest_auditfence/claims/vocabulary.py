@@ -232,3 +232,13 @@ PERIOD_PAIR_CUES = frozenset({"between", "from", "compared", "versus", "vs"})
 
 # The base a ratio word implies when the claim names only its numerator: a margin is over revenue.
 RATIO_BASES: dict[str, str] = {"margin": "revenue", "margins": "revenue"}
+
+# Named ratios and what they divide: each side the rows one of whose labels it lists ('Total current assets' is
+# 'current assets'; 'Total' is no word of a side). The name must stand in the claim ('current ratio', hyphens
+# read as spaces); a claim naming a ratio of other rows gets no derivation from these.
+RATIO_DEFINITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "current ratio": (("current assets",), ("current liabilities",)),
+    "debt to asset ratio": (("liabilities", "debt"), ("assets",)),
+    "debt to assets ratio": (("liabilities", "debt"), ("assets",)),
+    "debt to equity ratio": (("liabilities", "debt"), ("equity",)),
+}

@@ -13,8 +13,8 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    ClaimSubject, about_subject, claim_subject, clause_outnamed, find_atom, locate, metrics_of, other_period, row_named,
-    row_stems,
+    TOTAL_KEY, ClaimSubject, _column_keys, about_subject, claim_subject, clause_outnamed, find_atom, locate, metrics_of, other_period,
+    row_named, row_stems,
     stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -144,6 +144,12 @@ def shown(q: Quantity) -> str:
     return f"(-{inner})"
 
 
+def _deduction_share(q: Quantity, qa: Quantity, qb: Quantity, times: float, slack: float) -> bool:
+    """Is a positive `q` the size of a deduction over a positive whole ('depreciation (111)' as 29.84% of EBITDA
+    372)? A share is stated by the part's size; its sign says only that the table deducts it."""
+    return q.value > 0 and qa.value < 0 < qb.value and abs(-qa.value / qb.value * times - q.value) <= slack
+
+
 def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
     *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
@@ -191,6 +197,8 @@ def derive_figure(
                         return f"({shown(qb)} - {shown(qa)}) / {over} × 100 = {q.text}", [b, a]
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
                     return f"{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
+                if allowed("ratio") and _deduction_share(q, qa, qb, 100.0, slack):
+                    return f"-{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
             elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
@@ -205,6 +213,8 @@ def derive_figure(
         if q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
             if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
                 return f"{shown(qa)} / {shown(qb)} = {q.text}", [a, b]
+            if allowed("ratio") and _deduction_share(q, qa, qb, 1.0, slack):
+                return f"-{shown(qa)} / {shown(qb)} = {q.text}", [a, b]
             if q.kind == "ratio":
                 continue
         # a unit-less figure that is no ratio of the pair may be their difference ('interest rate swaps' names
@@ -286,12 +296,13 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
     # a claim comparing the periods it names compares one series: the one whose column it names, if any
     words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
-    beside = {key for row in named for key in unnamed_series(rows[row], index, words)}
+    # the words that name a row name no column of it ('% of total revenue' beside the 'Total cost of revenue' amounts)
+    beside = {key for row in named for key in unnamed_series(rows[row], index, words - _stems(row[1]))}
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
     series = [members[:MAX_GROUP] for row in sorted(named, key=str)
-              for members in period_series(rows[row], index, subject, words)]
+              for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
@@ -344,7 +355,9 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     return (_column_derivation(claim, q, index, own, ops, slack)
             or _named_share(claim, q, index, own, slack)
             or _base_ratio(claim, q, index, own, ops)
-            or _compound_growth(claim, q, index, own, rows, named, ops, slack))
+            or _defined_ratio(claim, q, index, own, ops, slack)
+            or _compound_growth(claim, q, index, own, rows, named, ops, slack)
+            or _two_step(claim, q, index, own, rows, named, by_column, ops, slack))
 
 
 def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
@@ -373,6 +386,8 @@ _RELATIVE_CHANGE = re.compile(
     r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
     r"|fell|declined|dropped|increased|decreased|jumped)\b")
 _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
+# a footnote mark on one period's header ('August 31, 2018 (1)') makes no other series
+_FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")
 
 
 def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSubject,
@@ -402,8 +417,10 @@ def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[s
     amount and its percentage under one spanning '2019' are two series)."""
     found: dict[tuple[str, str], list[Observed]] = {}
     for o in dated:
-        kind = " ".join(_PERIOD_TEXT.sub(" ", index.label(o).column_text).lower().split())
-        found.setdefault((kind, index.quantity(o).kind), []).append(o)
+        kind = " ".join(_FOOTNOTE_MARK.sub(" ", _PERIOD_TEXT.sub(" ", index.label(o).column_text)).lower().split())
+        # an amount written with '$' on the first and total rows only is one series with the bare ones below
+        figure = index.quantity(o).kind
+        found.setdefault((kind, "amount" if figure in ("currency", "number") else figure), []).append(o)
     return found
 
 
@@ -599,6 +616,47 @@ def _base_ratio(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: Cl
     return None
 
 
+def _defined_ratio(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,
+                   ops: frozenset[str], slack: float) -> tuple[str, list[Observed]] | None:
+    """A named ratio (vocabulary.RATIO_DEFINITIONS: the current ratio is current assets over current liabilities)
+    of the claim's period: one numerator row's cell over one denominator row's cell in the same column; or, for a
+    change of it between the two periods the claim names, the later period's ratio less the earlier's. Each side
+    is one row per column (two rows naming a side leave it unsaid)."""
+    text = " " + " ".join(re.findall(r"[a-z]+", claim.claim.lower())) + " "
+    named = [sides for name, sides in vocabulary.RATIO_DEFINITIONS.items() if f" {name} " in text]
+    if len(named) != 1 or not subject.periods or q.kind not in ("number", "ratio", "percent"):
+        return None
+    sides = [{frozenset(subject_stem(w) for w in words.split()) for words in side} for side in named[0]]
+    times = 100.0 if q.kind == "percent" else 1.0
+    by_column: dict[tuple, tuple[list[Observed], list[Observed]]] = {}
+    for f, fi in enumerate(index.files):
+        for item, label in sorted(fi.labels.items()):
+            if item in fi.alternatives or len(label.periods) != 1 or not label.periods <= subject.periods:
+                continue
+            stems = frozenset(row_stems(label) - {TOTAL_KEY})
+            for k, side in enumerate(sides):
+                if stems in side:
+                    by_column.setdefault((f, label.columns, label.caption), ([], []))[k].append(
+                        Observed(fi.quantities[item].value, f, item))
+    ratios: dict[Period, tuple[float, str, list[Observed]]] = {}
+    for _, (tops, bottoms) in sorted(by_column.items(), key=lambda kv: str(kv[0])):
+        if len(tops) != 1 or len(bottoms) != 1 or index.quantity(bottoms[0]).value == 0:
+            continue
+        top, bottom = index.quantity(tops[0]), index.quantity(bottoms[0])
+        period, = index.label(tops[0]).periods
+        ratios.setdefault(period, (top.value / bottom.value * times, f"{shown(top)} / {shown(bottom)}", tops + bottoms))
+    scaled = " × 100" if times != 1.0 else ""
+    if len(subject.periods) == 1 and len(ratios) == 1:
+        value, formula, operands = next(iter(ratios.values()))
+        if abs(value - q.value) <= slack:
+            return f"{formula}{scaled} = {q.text}", operands
+    if len(subject.periods) == 2 and len(ratios) == 2 and ops & {"change", "difference"}:
+        (_, earlier), (_, later) = sorted(ratios.items())
+        if abs(later[0] - earlier[0] - q.value) <= slack:
+            return f"{later[1]}{scaled} - {earlier[1]}{scaled} = {q.text}", later[2] + earlier[2]
+    return None
+
+
 def _compound_growth(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,
                      rows: dict[tuple, list[Observed]], named: list[tuple], ops: frozenset[str],
                      slack: float) -> tuple[str, list[Observed]] | None:
@@ -622,6 +680,147 @@ def _compound_growth(claim: ClaimRecord, q: Quantity, index: SourceIndex, subjec
         rate = ((b.value / a.value) ** (1.0 / span) - 1.0) * 100.0
         if abs(rate - q.value) <= slack:
             return f"(({b.text} / {a.text}) ** (1 / {span}) - 1) × 100 = {q.text}", [end, start]
+    return None
+
+
+# Two-step formulas: each is a second operation over the results of one the claim also names, over every cell of
+# the rows (or columns) it names: a mean's change, a difference of two means, a share of a sum.
+_MEAN_WORD = re.compile(r"(?i)\b(?:average|mean)\b")
+
+
+def _row_cells(index: SourceIndex, row: tuple) -> list[Observed]:
+    """Every cell (primary reading) of a named row, whatever its period: a mean's change reaches the period
+    before the claim's, which the claim's own cells leave out."""
+    f, name, section, caption = row
+    fi = index.files[f]
+    return [Observed(fi.quantities[item].value, f, item) for item, label in sorted(fi.labels.items())
+            if item not in fi.alternatives and (label.row, label.section, label.caption) == (name, section, caption)]
+
+
+def _by_period(cells: list[Observed], index: SourceIndex) -> list[dict[Period, Observed]]:
+    """A row's cells as series of one cell per period (a year's amount and its percentage apart)."""
+    dated = [o for o in cells if len(index.label(o).periods) == 1]
+    out = []
+    for _, members in sorted(_series_by_column(dated, index).items()):
+        series: dict[Period, Observed] = {}
+        for o in members:
+            period, = index.label(o).periods
+            if period in series:
+                break
+            series[period] = o
+        else:
+            out.append(series)
+    return out
+
+
+def _mean(cells: list[Observed], index: SourceIndex) -> tuple[float, str]:
+    values = [index.quantity(o) for o in cells]
+    return sum(v.value for v in values) / len(values), f"({' + '.join(shown(v) for v in values)}) / {len(values)}"
+
+
+def _two_step(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[tuple, list[Observed]],
+              named: list[tuple], by_column: list[list[Observed]], ops: frozenset[str],
+              slack: float) -> tuple[str, list[Observed]] | None:
+    """A figure of two operations the claim names both of, over the rows it names: the change of a two-year mean
+    ('the change between the 2018 and 2019 average free cash flow', each year's mean with the year before), the
+    difference of two rows' means ('the difference between average salaries and average incentive schemes'), a
+    share of a sum ('deferred revenue and accrued warranty over gross deferred tax assets'), or the mean or sum of
+    the columns of a row the claim names ('the average net balance for Cubic Transportation Systems, ...')."""
+    return (_mean_change(q, index, own, rows, named, ops, slack)
+            or _means_difference(claim, q, index, own, rows, named, ops, slack)
+            or _share_of_sum(q, index, own, rows, named, by_column, ops, slack)
+            or next((found for row in sorted(named, key=str) if (found := _aggregate(
+                q, _named_columns(index, own, rows[row])[0], index, ops, slack, minimum_sum=2)) is not None), None))
+
+
+def _named_columns(index: SourceIndex, own: ClaimSubject, members: list[Observed]) -> tuple[list[Observed], list[Observed]]:
+    """A row's cells of the claim's period in the columns the claim names by every word of their headers
+    ('Cubic Transportation Systems'), and its 'Total' column's: the parts of a breakdown across columns that the
+    claim averages, totals or takes a share of."""
+    members = [o for o in members if not own.periods or index.label(o).periods == own.periods]
+    totals = [o for o in members if _TOTAL_ROW.match(" ".join(index.label(o).columns[-1:]))]
+    return [o for o in members if o not in totals and (keys := _column_keys(index.label(o))) and keys <= own.keys], totals
+
+
+def _mean_change(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[tuple, list[Observed]],
+                 named: list[tuple], ops: frozenset[str], slack: float) -> tuple[str, list[Observed]] | None:
+    """The change of a row's two-year mean between the claim's last two years (the claim names those years, or
+    the three the two means span): (c + b) / 2 - (b + a) / 2 over the row's cells of years a < b < c."""
+    if "mean" not in ops or not ops & {"change", "difference"} or any(part for _, part in own.periods):
+        return None
+    years = sorted(year for year, _ in own.periods)
+    if len(years) not in (2, 3) or years != list(range(years[-1] - len(years) + 1, years[-1] + 1)):
+        return None
+    need = [((years[-1] - k), "") for k in (0, 1, 2)]
+    # the row the claim names most fully: 'operating free cash flow' is not the 'Free cash flow' its words hold
+    stems = {row: _stems(row[1]) for row in named}
+    for row in sorted((r for r in named if not any(stems[r] < other for other in stems.values())), key=str):
+        for series in _by_period(_row_cells(index, row), index):
+            if not all(p in series for p in need):
+                continue
+            cells = [series[p] for p in need]
+            if not all(same_family(q, index.quantity(o)) for o in cells):
+                continue
+            later, later_text = _mean(cells[:2], index)
+            earlier, earlier_text = _mean(cells[1:], index)
+            if abs(later - earlier - q.value) <= slack:
+                return f"{later_text} - {earlier_text} = {q.text}", cells
+    return None
+
+
+def _means_difference(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSubject,
+                      rows: dict[tuple, list[Observed]], named: list[tuple], ops: frozenset[str],
+                      slack: float) -> tuple[str, list[Observed]] | None:
+    """The difference of the means of the two rows the claim names, each over the claim's periods (every period
+    of the rows when it names none), stated unsigned or as the first named less the second: only where the claim
+    says 'average' of each ('the difference between average X and average Y')."""
+    if not {"mean", "difference"} <= ops or len(_MEAN_WORD.findall(claim.claim)) < 2 or len(named) != 2:
+        return None
+    means = []
+    for row in sorted(named, key=lambda r: claim.claim.lower().find(r[1].lower()[:6])):
+        series = [s for s in _by_period(_row_cells(index, row), index)
+                  if all(same_family(q, index.quantity(o)) for o in s.values())]
+        if own.periods:
+            series = [{p: o for p, o in s.items() if p in own.periods} for s in series]
+        series = [s for s in series if len(s) >= 2 and (not own.periods or set(s) == set(own.periods))]
+        if len(series) != 1:
+            return None
+        means.append([series[0][p] for p in sorted(series[0], reverse=True)])
+    if {frozenset(index.label(o).periods for o in cells) for cells in means} != {
+            frozenset(index.label(o).periods for o in means[0])}:
+        return None  # two rows' means over other periods are no comparison
+    (first, first_text), (second, second_text) = (_mean(cells, index) for cells in means)
+    if abs(first - second - q.value) <= slack:
+        return f"{first_text} - {second_text} = {q.text}", means[0] + means[1]
+    if q.value > 0 and abs(second - first - q.value) <= slack:
+        return f"{second_text} - {first_text} = {q.text}", means[1] + means[0]
+    return None
+
+
+def _share_of_sum(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[tuple, list[Observed]],
+                  named: list[tuple], by_column: list[list[Observed]], ops: frozenset[str],
+                  slack: float) -> tuple[str, list[Observed]] | None:
+    """The sum of two or more parts over a whole, every one named by the claim and of its one period: rows of a
+    column (each part a row the claim names, the whole one more row it names) or columns of a row (each part a
+    column the claim names by its header, the whole the row's 'Total' column)."""
+    if not ops & {"ratio", "share"} or q.kind not in ("percent", "ratio", "number") or len(own.periods) > 1:
+        return None
+    times = 100.0 if q.kind == "percent" else 1.0
+    candidates: list[tuple[list[Observed], Observed]] = []
+    for members in by_column:
+        if 3 <= len(members) <= MAX_GROUP:
+            candidates += [([o for o in members if o != whole], whole) for whole in members]
+    for row in sorted(named, key=str):
+        parts, totals = _named_columns(index, own, rows[row])
+        if len(totals) == 1 and len(parts) >= 2:
+            candidates.append((parts, totals[0]))
+    for parts, whole in candidates:
+        values, base = [index.quantity(o) for o in parts], index.quantity(whole)
+        if base.value == 0 or not all(same_family(base, v) for v in values):
+            continue
+        if abs(sum(v.value for v in values) / base.value * times - q.value) <= slack:
+            scaled = " × 100" if times != 1.0 else ""
+            return f"({' + '.join(shown(v) for v in values)}) / {shown(base)}{scaled} = {q.text}", parts + [whole]
     return None
 
 
@@ -779,11 +978,14 @@ def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
 
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
-    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause)?"""
+    """Does a table row of the sources carry the figure's subject (every stem of its label in the clause; for a row
+    'Total' alone, every stem of its column's header)?"""
     subject = claim_subject(claim)
     own = frozenset(subject_stem(w) for w in subject_words(claim, q))
     return any(
-        (label := index.label(o)) is not None and ({subject_stem(w) for w in content_words(label.row)} or {""}) <= own
+        (label := index.label(o)) is not None
+        and ({subject_stem(w) for w in content_words(label.row)}
+             or (row_stems(label) - {TOTAL_KEY} if _TOTAL_ROW.match(label.row) else set()) or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
 

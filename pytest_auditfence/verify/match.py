@@ -336,8 +336,11 @@ TOTAL_KEY = "total"
 def row_stems(label: CellLabel) -> set[str]:
     """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
     'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
-    other words that begins with it; for a row without words, its column's."""
-    stems = ({subject_stem(w) for w in content_words(label.row)} | set(abbreviations(label.row))) & subject_keys(label.row)
+    other words that begins with it; a label that defines a short name is named by it; for a row without words,
+    its column's."""
+    alias = _ALIAS.search(label.row)
+    named = alias.group(1) if alias else label.row
+    stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
     return stems or subject_keys(label.column_text)
@@ -356,6 +359,11 @@ def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False)
         begin = max(begin, clause + 1)
     after = re.split(r"[;,.()|]", text[end : end + 40], maxsplit=1)[0]
     return text[begin:at], after
+
+
+# a label defining the short name the document uses for it ('Huawei Technologies Co., Ltd. (“Huawei”)') is named
+# by that name
+_ALIAS = re.compile(r"\(\s*[“\"‘']([^”\"’'()]{2,40})[”\"’']\s*\)")
 
 
 def row_named(subject: ClaimSubject, label: CellLabel) -> bool:

@@ -79,7 +79,9 @@ DECIMALS = re.compile(r"\d*\.(\d{2,})")
 # Words that make the figure after them a negative amount: 'a loss of', 'fell 3.4%', 'down $2 billion'.
 NEGATIVE_CUE = re.compile(
     r"(?i)\b(?:loss(?:es)?|lost|los[ei]ng|deficit|decline[sd]?|declining|fell|falls?|falling|dropped|drops?|down|decrease[sd]?|"
-    r"decreasing|shr[au]nk|shrinks?|contraction|negative|outflows?|minus)\b(?:\W+\w+){0,3}\W*$"
+    r"decreasing|shr[au]nk|shrinks?|contraction|negative|outflows?|minus"
+    # what a roll-forward or a cash flow table deducts, in parentheses: 'shares vested (365,223)', 'dividends paid'
+    r"|vested|forfeited|forfeitures?|cancell?ed|expired|exercised|repurchased|redeemed|repaid|paid)\b(?:\W+\w+){0,3}\W*$"
 )
 
 

@@ -463,7 +463,7 @@ def _gapped(line: str) -> bool:
 _LETTER_MARK = re.compile(r"\([A-Za-z]\)")
 _CAPTION_LINES = 4
 _CAPTION_CHARS = 400
-_PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:diluted[\s_-]+|basic[\s_-]+)?share|\beps\b")
+_PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:(?:diluted|basic|common|ordinary)[\s_-]+)?share|\beps\b")
 _EXCEPT = re.compile(r"(?i)\bexcept\b")
 _PERCENT_LABEL = re.compile(r"\(%\)|%$|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
 
@@ -488,6 +488,12 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
     headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
+    # a row holding only a date in the labels' column ('December 31, 2018') dates the block of rows below it,
+    # under the same column headers (a table of two balance dates, one block each); page text centres such a line
+    # over its columns as a header
+    block_periods: frozenset[Period] = frozenset()
+    while headers and not grid.right_aligned and _period_row(headers[-1]):
+        block_periods = block_periods or periods_in(headers.pop()[0][2])
     if grid.right_aligned:
         # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
         margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
@@ -559,7 +565,9 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
         slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
-            if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
+            if not grid.right_aligned and _period_row(row) and not since:
+                block_periods = periods_in(texts[0])
+            elif label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
             else:
                 since.append(row)
@@ -579,7 +587,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))
-            periods = row_periods | column_periods(columns)
+            periods = row_periods | (column_periods(columns) or block_periods)
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
@@ -592,7 +600,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 scale = None if unit == "%" else scale  # a percentage has no scale ('% of total revenue')
             if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
                 scale, unit = None, "%"
-            elif except_per_share and _PER_SHARE.search(label):
+            elif except_per_share and _PER_SHARE.search(f"{label} {section}"):  # 'Basic' under 'Net Income per Share:'
                 scale = None
             elif row_cue is not None and row_cue.scale is not None:
                 scale = row_cue.scale
@@ -601,7 +609,45 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 scale=scale, unit=unit,
             )))
             column_of.append(from_right if grid.right_aligned else k)
-    return _percent_columns(text, cells, column_of)
+    return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
+
+
+_TOTAL_ALONE = re.compile(r"(?i)^\W*total\W*(?:\(\w{1,2}\)\W*)?$")
+# rounding: a section's rows may add up to its total within this share
+_TOTAL_SLACK = 0.005
+
+
+def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
+    """A row 'Total' alone under a section is named 'Total <section>' ('Total' under 'Revenue:' is total revenue)
+    where the section's other rows add up to it in its column; else it may be the table's total, and keeps its
+    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee)."""
+    out = list(cells)
+    for i, cell in enumerate(cells):
+        if not cell.label.section or not _TOTAL_ALONE.match(cell.label.row):
+            continue
+        total = _cell_value(text, cell)
+        parts = []
+        for j in range(i - 1, -1, -1):
+            if cells[j].label.section != cell.label.section:
+                break
+            if column_of[j] == column_of[i] and not _TOTAL_ROW_LABEL.match(cells[j].label.row):
+                parts.append(_cell_value(text, cells[j]))
+        if total is not None and parts and None not in parts and abs(sum(parts) - total) <= _TOTAL_SLACK * abs(total) + 1:
+            out[i] = replace(cell, label=replace(cell.label, row=f"Total {cell.label.section}"))
+    return out
+
+
+_TOTAL_ROW_LABEL = re.compile(r"(?i)^\W*total\b")
+
+
+def _cell_value(text: str, cell: Cell) -> float | None:
+    found = quantities.parse_quantities(text[cell.start:cell.end], years=False, cell=True)
+    return found[0].value if len(found) == 1 else None
+
+
+def _period_row(row: list[tuple[int, int, str]]) -> bool:
+    """A row of one filled cell, the first, that is a date or period and nothing else ('December 31, 2019')."""
+    return bool(row) and _is_period(row[0][2]) and not _is_label(row[0][2]) and all(_is_empty(t) for _, _, t in row[1:])
 
 
 def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
