@@ -227,6 +227,7 @@ TABLE_POOL = 16
 MAX_GROUP = 8
 
 
+_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
 
@@ -240,7 +241,11 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
     # 'the percentage change in revenue' names a change, and no ratio: 'percentage' there cues nothing of its own
     text = _PERCENT_OF_CHANGE.sub(" ", text)
-    ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
+    # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
+    # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
+    # respectively'): a 'respectively' list states each item's own figure, no difference of them
+    listed = len(claim.quantities or []) >= 2 and _RESPECTIVELY.search(claim.claim) is not None
+    ignored = vocabulary.PERIOD_PAIR_CUES if listed or len(claim_subject(claim).periods) < 2 else frozenset()
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
 
