@@ -486,10 +486,12 @@ def _true_as_shown(text: str, true: Figure) -> bool:
     return abs(written * factor - true.value) <= half
 
 
-def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
+def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = None) -> list[Item]:
     """Every report sentence of the section: each numeric answer correct, and each applicable perturbation;
     on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS (held-out sections keep the
-    standard set, so their figures stay comparable)."""
+    standard set, so their figures stay comparable). A perturbation whose restatement still holds the true figure
+    at the precision it shows ('$19.41 million' for a true 19,411 thousand) is no wrong figure and is left out, in the
+    standard set and the extra variants alike; `dropped` counts those left out ('standard', 'extra')."""
     out = []
     extra_seeds = extra_seeds if sec.split == "tuning" else 0
     for q in sec.questions:
@@ -510,9 +512,12 @@ def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
                     continue
                 figs = [changed, *figs[1:]]
             texts = [value_text(f, seed // 7) for f in figs]
-            if kind != "correct" and (texts[0] == right or n and (texts[0] in written or _true_as_shown(texts[0], figures[0][0]))):
-                continue  # no change at the shown precision; an extra variant: a wrong figure already written, or
-                # one whose restatement still holds the true figure ('$19,410 thousand' written '$19.41 million')
+            if kind != "correct" and (texts[0] == right or _true_as_shown(texts[0], figures[0][0])):
+                if dropped is not None:  # no change at the precision the sentence shows
+                    dropped["extra" if n else "standard"] += 1
+                continue
+            if kind != "correct" and n and texts[0] in written:
+                continue  # an extra variant: a wrong figure already written
             if kind != "correct":
                 written.add(texts[0])
             if np is None:  # a question that is not 'what is/was ...': state the figure after it
@@ -612,6 +617,19 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
             lo, hi = at + it.value_spans[0][0], at + it.value_spans[0][1]
             it.claims = [c for c in claims if c["start"] < hi and lo < c["end"]]
     return items
+
+
+def dropped_as_shown(sections: list[Section], extra_seeds: int = 0) -> dict[str, dict[str, int]]:
+    """Per split, how many perturbed sentences `items_of` leaves out because, as written, they still state the true
+    figure at their shown precision ('standard' set and 'extra' variants)."""
+    out: dict[str, dict[str, int]] = {}
+    for sec in sections:
+        counts: Counter[str] = Counter()
+        items_of(sec, extra_seeds, counts)
+        block = out.setdefault(sec.split, {"standard": 0, "extra": 0})
+        for key, n in counts.items():
+            block[key] += n
+    return out
 
 
 def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0) -> list[Item]:
@@ -714,6 +732,10 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
             f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
             for k, v in block["correct_by_form"].items()))
         print("  correct verdicts:  " + ", ".join(f"{k} {v}" for k, v in block["correct_verdicts"].items()))
+        if "perturbed_dropped_as_shown" in block:
+            left_out = block["perturbed_dropped_as_shown"]
+            print(f"  perturbed left out, true at their shown precision: standard {left_out['standard']}, "
+                  f"extra {left_out['extra']}")
 
 
 def show(items: list[Item], flags: int, verified: int) -> None:
