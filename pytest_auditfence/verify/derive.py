@@ -228,6 +228,7 @@ MAX_GROUP = 8
 
 
 _RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
+_AS_PERCENT_OF = re.compile(r" as a percent(?:age)? of ")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
 
@@ -241,6 +242,8 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
     # 'the percentage change in revenue' names a change, and no ratio: 'percentage' there cues nothing of its own
     text = _PERCENT_OF_CHANGE.sub(" ", text)
+    # 'A as a percentage of B' names a share of B, and no change: 'percentage' there cues the ratio only
+    text = _AS_PERCENT_OF.sub(" as a share of ", text)
     # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
     # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
     # respectively'): a 'respectively' list states each item's own figure, no difference of them

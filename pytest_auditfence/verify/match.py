@@ -333,6 +333,24 @@ _CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease)\b")
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
 
 
+# words by which a prose sentence states a change or a gap ('rose $5 million', 'an increase of 3%', '$2 million
+# lower than'); 'compared to' only sets two periods' figures side by side
+_CHANGE_STATED = re.compile(r"(?i)\b(?:chang\w*|differ\w*|increas\w*|decreas\w*|rose|ris\w*|fell|fall\w*|gr[eo]w\w*"
+                            r"|declin\w*|drop\w*|improv\w*|reduc\w*|higher|lower|up|down|more|less|fewer)\b")
+
+
+def _aggregate_kind(words: str) -> str:
+    """The kind of aggregate an `_AGGREGATE` phrase names: 'change' for 'increase in' too, else its first word."""
+    first = words.lower().split()[0]
+    return _CHANGE_FAMILY.get(first, first)
+
+
+def claims_change(claim: ClaimRecord, q: Quantity) -> bool:
+    """Does the claim call its figure a change or a difference ('the change in X between 2017 and 2018 was ...')?"""
+    before = claim.claim[:max(0, q.start - claim.start)]
+    return any(_aggregate_kind(w) in ("change", "difference", "percent", "percentage") for w in _AGGREGATE.findall(before))
+
+
 def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
     header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
@@ -340,12 +358,8 @@ def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
 
-    def kind(words: str) -> str:
-        first = words.lower().split()[0]
-        return _CHANGE_FAMILY.get(first, first)
-
-    named = {kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
-    if any(kind(w) not in named for w in _AGGREGATE.findall(before)):
+    named = {_aggregate_kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
+    if any(_aggregate_kind(w) not in named for w in _AGGREGATE.findall(before)):
         return True
     return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
             and len(claim_subject(claim).periods) > 1)
@@ -487,6 +501,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         subject = ClaimSubject(subject.keys, subject.metrics, paired)
     # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
     quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
+    change = claims_change(claim, q)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -501,6 +516,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
+        if change and not _CHANGE_STATED.search(_sentence_around(loaded.text, m.offset, end)):
+            continue  # 'gains of $1 million' is no change between two years, whatever its digits
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()

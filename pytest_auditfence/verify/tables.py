@@ -488,10 +488,21 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
     headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
+    margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
+    margin_width = margin[1] - margin[0]
+
+    def lone_period(row: list[tuple[int, int, str]]) -> frozenset[Period]:
+        """A row whose one filled cell is a date in the labels' column ('June 30, 2018' above the rows of that
+        date): the period of the rows below it (whose columns name none), not a column's header."""
+        filled = [(k, a, t) for k, (a, _, t) in enumerate(row) if not _is_empty(t)]
+        if len(filled) != 1 or not _is_period(filled[0][2]) or _is_label(filled[0][2]):
+            return frozenset()
+        k, a, t = filled[0]
+        at_labels = a - (text.rfind("\n", 0, a) + 1) <= margin_width + 2 if grid.right_aligned else k == 0
+        return periods_in(t) if at_labels else frozenset()
+
     if grid.right_aligned:
         # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
-        margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
-        margin_width = margin[1] - margin[0]
         while headers and len(headers[-1]) == 1 and not _is_period(headers[-1][0][2]):
             a = headers[-1][0][0]
             if a - (text.rfind("\n", 0, a) + 1) > margin_width + 2:
@@ -507,6 +518,8 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 break
             headers.pop()
             section = section or filled[0][1].rstrip(":")
+    block = next((found for row in reversed(headers) if (found := lone_period(row))), frozenset())
+    headers = [row for row in headers if not lone_period(row)]
     caption = " ".join([_caption_above(text, grid.start), *(row[0][2] for row in stated)]).strip()
     caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
     header_text = " ".join(t for row in headers for _, _, t in row)
@@ -566,8 +579,12 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             continue
         if since:
             # header rows repeated inside the grid ('(In Millions) | Dec 30, 2017 | ... | Dec 29, 2018', or
-            # 'Fiscal 2018' over 'First Quarter ...' on page text) head the block below them
-            if any(_is_period(t) for r in since for _, _, t in r):
+            # 'Fiscal 2018' over 'First Quarter ...' on page text) head the block below them; a lone date in the
+            # labels' column dates the rows below it
+            lone = [lone_period(r) for r in since]
+            if all(lone):
+                block = lone[-1]
+            elif any(_is_period(t) for r in since for _, _, t in r):
                 headers = since
             since = []
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
@@ -579,7 +596,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))
-            periods = row_periods | column_periods(columns)
+            periods = row_periods | column_periods(columns) or block
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:

@@ -57,7 +57,48 @@ YUAN_MD = """Segment revenue
 | Advertising | 9,775 | 11,402 |
 """
 
-DOCUMENTS = {"shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD}
+# one block of rows per date, each under a row that holds only its date in the labels' column
+BLOCK_ROWS = [
+    ["", "Gross Carrying Amount", "Accumulated Amortization", "Net"],
+    ["", "", "(in millions)", ""],
+    ["September 30, 2019", "", "", ""],
+    ["Finite-lived:", "", "", ""],
+    ["Customer lists", "$842.0", "$(311.6)", "$530.4"],
+    ["Trade names", "6.8", "(2.9)", "3.9"],
+    ["Indefinite-lived:", "", "", ""],
+    ["Licences", "22.7", "—", "22.7"],
+    ["September 30, 2018", "", "", ""],
+    ["Finite-lived:", "", "", ""],
+    ["Customer lists", "$839.5", "$(262.0)", "$577.5"],
+    ["Trade names", "5.1", "(1.4)", "3.7"],
+    ["Indefinite-lived:", "", "", ""],
+    ["Licences", "24.6", "—", "24.6"],
+]
+BLOCKS_CSV = "Intangible assets ($ in millions)\n" + _csv(BLOCK_ROWS) + "\n"
+BLOCKS_MD = "Intangible assets ($ in millions)\n\n| " + " | ".join(BLOCK_ROWS[0]) + " |\n|---|---|---|---|\n" + "\n".join(
+    "| " + " | ".join(r) + " |" for r in BLOCK_ROWS[1:]) + "\n"
+
+COSTS_MD = """Cost of revenue (in thousands)
+
+|  | 2019 | 2018 |
+|---|---|---|
+| Products | $31,240 | $35,118 |
+| Services | 18,470 | 17,902 |
+| Total cost of revenue | $49,710 | $53,020 |
+"""
+
+HEDGES = """Cash flow hedges (in millions)
+
+| | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| Interest expense, net, in which the effects of cash flow hedges are recorded | $212 | $205 | $209 |
+
+The Company expects to reclassify gains of $3 million from accumulated other comprehensive loss into interest
+expense during the next twelve months. Interest expense, net rose $7 million in 2019 on higher borrowings.
+"""
+
+DOCUMENTS = {"shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
+             "blocks-csv": BLOCKS_CSV, "blocks-md": BLOCKS_MD, "costs": COSTS_MD, "hedges": HEDGES}
 
 
 @pytest.fixture
@@ -100,3 +141,38 @@ def test_a_scale_written_in_digits_scales_its_column(audit) -> None:
     assert right.verdict is Verdict.VERIFIED, right.notes
     assert _flagged(audit("yuan", "Revenue from online games in 2019 was RMB52.3 billion.", "52.3"))  # wrong scale
     assert _flagged(audit("yuan", "Revenue from online games in 2019 was RMB47.9 million.", "47.9"))  # 2018's
+
+
+@pytest.mark.parametrize("section", ["blocks-csv", "blocks-md"])
+def test_a_row_holding_only_a_date_dates_the_rows_below_it(audit, section: str) -> None:
+    licences = "The net carrying amount of licences as of September 30, {} was ${} million."
+    assert audit(section, licences.format(2019, "22.7"), "22.7").verdict is Verdict.VERIFIED
+    assert audit(section, licences.format(2018, "24.6"), "24.6").verdict is Verdict.VERIFIED
+    # 24.6 stands in the block of September 30, 2018: no figure of 2019, nor 22.7 one of 2018
+    assert _flagged(audit(section, licences.format(2019, "24.6"), "24.6"))
+    assert _flagged(audit(section, licences.format(2018, "22.7"), "22.7"))
+    total = "The net total of trade names and licences as of September 30, 2019 came to ${} million."
+    right = audit(section, total.format("26.6"), "26.6")  # 3.9 + 22.7
+    assert right.verdict is Verdict.DERIVED, right.notes
+    assert _flagged(audit(section, total.format("28.3"), "28.3"))  # 3.7 + 24.6: the 2018 block's cells
+
+
+def test_a_share_named_as_a_percentage_of_a_total_is_no_percentage_change(audit) -> None:
+    share = "The proportion of products as a percentage of the total cost of revenue in 2019 was {} percent."
+    right = audit("costs", share.format("63"), "63")  # 31,240 / 49,710 = 62.8%
+    assert right.verdict is Verdict.DERIVED, right.notes
+    # 59% = (49,710 - 31,240) / 31,240: a percentage change from products to the total, no share of it
+    assert _flagged(audit("costs", share.format("59"), "59"))
+    change = audit("costs", "The percentage change in total cost of revenue from 2018 to 2019 was -6.2%.", "-6.2%")
+    assert change.verdict is Verdict.DERIVED, change.notes  # (49,710 - 53,020) / 53,020
+
+
+def test_a_change_is_no_prose_figure_that_states_none(audit) -> None:
+    change = "The change in interest expense, net, in which the effects of cash flow hedges are recorded between " \
+             "2018 and 2019 was ${} million."
+    right = audit("hedges", change.format("7"), "7")
+    assert right.verdict in COVERED, right.notes
+    # 'gains of $3 million' is some other amount, whatever its digits; 212 - 209 is the wrong pair of years
+    assert _flagged(audit("hedges", change.format("3"), "3")), "a change backed by a prose figure that is none"
+    gains = audit("hedges", "The Company expects to reclassify gains of $3 million into interest expense.", "3")
+    assert gains.verdict is Verdict.VERIFIED, gains.notes
