@@ -345,24 +345,34 @@ def _aggregate_kind(words: str) -> str:
     return _CHANGE_FAMILY.get(first, first)
 
 
-def claims_change(claim: ClaimRecord, q: Quantity) -> bool:
-    """Does the claim call its figure a change or a difference ('the change in X between 2017 and 2018 was ...')?"""
+_CHANGES = frozenset({"change", "difference", "percent", "percentage"})
+
+
+def _unnamed_aggregate(claim: ClaimRecord, q: Quantity, own: str, changes: frozenset[str]) -> bool:
+    """Does the claim call its figure an aggregate (see _AGGREGATE) that `own` (a cell's labels, or a prose figure's
+    sentence) does not name? `changes`: the kinds `own` names besides its own aggregate phrases."""
     before = claim.claim[:max(0, q.start - claim.start)]
-    return any(_aggregate_kind(w) in ("change", "difference", "percent", "percentage") for w in _AGGREGATE.findall(before))
+    named = {_aggregate_kind(w) for w in _AGGREGATE.findall(own)} | changes
+    if any(_aggregate_kind(w) not in named for w in _AGGREGATE.findall(before)):
+        return True
+    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
+            and len(claim_subject(claim).periods) > 1)
 
 
 def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
     header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
     over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
-    before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
+    return _unnamed_aggregate(claim, q, own, frozenset({"change"}) if _CHANGE_COLUMN.search(own) else frozenset())
 
-    named = {_aggregate_kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
-    if any(_aggregate_kind(w) not in named for w in _AGGREGATE.findall(before)):
-        return True
-    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
-            and len(claim_subject(claim).periods) > 1)
+
+def aggregated_in_prose(claim: ClaimRecord, q: Quantity, text: str, start: int, end: int) -> bool:
+    """The same for a prose figure, by its sentence: a sentence stating any change or gap ('rose', 'an increase of',
+    '$2 million lower') names a change and a difference ('gains of $1 million' is no change between two years, nor
+    one year's figure an average over two)."""
+    own = _sentence_around(text, start, end)
+    return _unnamed_aggregate(claim, q, own, _CHANGES if _CHANGE_STATED.search(own) else frozenset())
 
 
 def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
@@ -501,7 +511,6 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         subject = ClaimSubject(subject.keys, subject.metrics, paired)
     # the quarters the claim states this figure for (its sentence up to the end of the figure's clause)
     quarters = sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
-    change = claims_change(claim, q)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -516,7 +525,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
-        if change and not _CHANGE_STATED.search(_sentence_around(loaded.text, m.offset, end)):
+        if aggregated_in_prose(claim, q, loaded.text, m.offset, end):
             continue  # 'gains of $1 million' is no change between two years, whatever its digits
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:

@@ -97,7 +97,13 @@ The Company expects to reclassify gains of $3 million from accumulated other com
 expense during the next twelve months. Interest expense, net rose $7 million in 2019 on higher borrowings.
 """
 
-DOCUMENTS = {"shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
+BACKLOG = """Order backlog
+
+Backlog at the end of fiscal 2019 was $418 million, against $396 million a year earlier. Over fiscal 2018 and 2019
+the book-to-bill ratio averaged 1.08, and deliveries averaged $385 million a year.
+"""
+
+DOCUMENTS = {"backlog": BACKLOG, "shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
              "blocks-csv": BLOCKS_CSV, "blocks-md": BLOCKS_MD, "costs": COSTS_MD, "hedges": HEDGES}
 
 
@@ -176,3 +182,13 @@ def test_a_change_is_no_prose_figure_that_states_none(audit) -> None:
     assert _flagged(audit("hedges", change.format("3"), "3")), "a change backed by a prose figure that is none"
     gains = audit("hedges", "The Company expects to reclassify gains of $3 million into interest expense.", "3")
     assert gains.verdict is Verdict.VERIFIED, gains.notes
+
+
+def test_an_average_over_two_years_is_no_prose_figure_of_one_of_them(audit) -> None:
+    mean = "The average backlog in fiscal 2018 and 2019 was ${} million."
+    # 418 is fiscal 2019's backlog, no average over the two years
+    assert _flagged(audit("backlog", mean.format("418"), "418")), "a mean backed by one year's prose figure"
+    year = audit("backlog", "The backlog at the end of fiscal 2019 was $418 million.", "418")
+    assert year.verdict is Verdict.VERIFIED, year.notes
+    deliveries = audit("backlog", "Deliveries averaged $385 million a year over fiscal 2018 and 2019.", "385")
+    assert deliveries.verdict is Verdict.VERIFIED, deliveries.notes  # the sentence names the average itself
