@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import Period, format_period
+from pytest_auditfence.verify.tables import Period, format_period, words_besides_periods
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -173,7 +173,7 @@ def derive_figure(
         return la is not None and lb is not None and (la.periods == lb.periods or spread <= la.periods | lb.periods)
 
     for a, b in permutations(pool, 2):
-        if apart is not None and apart(a, b):
+        if apart is not None and apart(a, b) or two_series(index, a, b):
             continue
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
@@ -403,6 +403,16 @@ def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSub
     # Total gross margin between 2018 and 2019': the 'Total' columns, not the quarters beside them)
     named = [members for (kind, _), members in found.items() if _names_series(named_by, kind)]
     return named or list(found.values())
+
+
+def two_series(index: SourceIndex, a: Observed, b: Observed) -> bool:
+    """Are two cells of two periods in two series, their columns named apart by more than their periods ('Accounts
+    Receivable, Gross' of 2019 and 'Accounts Receivable, Net' of 2018)? A figure over periods is of one series."""
+    la, lb = index.label(a), index.label(b)
+    if la is None or lb is None or not la.periods or not lb.periods or la.periods == lb.periods:
+        return False
+    ka, kb = words_besides_periods(la.column_text), words_besides_periods(lb.column_text)
+    return bool(ka) and bool(kb) and ka != kb
 
 
 def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[str, str], list[Observed]]:

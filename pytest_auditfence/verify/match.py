@@ -12,7 +12,9 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
-from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
+from pytest_auditfence.verify.normalise import (
+    DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, is_weak,
+)
 from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -525,8 +527,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
-        if aggregated_in_prose(claim, q, loaded.text, m.offset, end):
-            continue  # 'gains of $1 million' is no change between two years, whatever its digits
+        if aggregated_in_prose(claim, q, loaded.text, m.offset, end) and not is_weak(q):
+            continue  # 'gains of $1 million' is no change between two years (the 1 of 'Scope 1' names a subject)
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()

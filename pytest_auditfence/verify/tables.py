@@ -183,8 +183,14 @@ def _is_label(text: str) -> bool:
         return False
     if not _is_period(text):
         return True
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text)) if w.lower() not in _WHEN_WORDS]
-    return bool(words)
+    return bool(words_besides_periods(text))
+
+
+def words_besides_periods(text: str) -> frozenset[str]:
+    """The words of a label or header that say what, not when ('Accounts Receivable, Gross' of 'December 31, 2019
+    Accounts Receivable, Gross'; none of 'Year Ended January 3, 2020'), lower-case."""
+    return frozenset(w.lower() for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text))
+                     if w.lower() not in _WHEN_WORDS)
 
 
 def _is_empty(text: str) -> bool:

@@ -103,7 +103,16 @@ Backlog at the end of fiscal 2019 was $418 million, against $396 million a year 
 the book-to-bill ratio averaged 1.08, and deliveries averaged $385 million a year.
 """
 
-DOCUMENTS = {"backlog": BACKLOG, "shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
+EMISSIONS = """Emissions (tonnes CO2e)
+
+Emissions from:,2019,2018
+Combustion of fuel and operation of facilities (Scope 1),"48,215","52,907"
+Purchased electricity (Scope 2),"21,340","26,118"
+
+We report our annual scope 1 and scope 2 emissions; the reduction is driven by energy efficiency.
+"""
+
+DOCUMENTS = {"emissions": EMISSIONS, "backlog": BACKLOG, "shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
              "blocks-csv": BLOCKS_CSV, "blocks-md": BLOCKS_MD, "costs": COSTS_MD, "hedges": HEDGES}
 
 
@@ -192,3 +201,20 @@ def test_an_average_over_two_years_is_no_prose_figure_of_one_of_them(audit) -> N
     assert year.verdict is Verdict.VERIFIED, year.notes
     deliveries = audit("backlog", "Deliveries averaged $385 million a year over fiscal 2018 and 2019.", "385")
     assert deliveries.verdict is Verdict.VERIFIED, deliveries.notes  # the sentence names the average itself
+
+
+@pytest.mark.parametrize("section", ["blocks-csv", "blocks-md"])
+def test_a_change_over_periods_is_of_one_series(audit, section: str) -> None:
+    change = "The change in the gross carrying amount of customer lists between 2018 and 2019 was ${} million."
+    right = audit(section, change.format("2.5"), "2.5")  # 842.0 - 839.5, the 'Gross Carrying Amount' series
+    assert right.verdict is Verdict.DERIVED, right.notes
+    # 264.5 = 842.0 (gross, 2019) - 577.5 (net, 2018): two columns named apart by more than their dates
+    assert _flagged(audit(section, change.format("264.5"), "264.5")), "a change across two series"
+    assert _flagged(audit(section, change.format("-47.1"), "-47.1"))  # 530.4 - 577.5: the net series
+
+
+def test_a_number_naming_the_subject_is_no_figure_of_the_change(audit) -> None:
+    change = "The change in combustion of fuel and operation of facilities (Scope 1) from 2018 to 2019 was {}."
+    right = audit("emissions", change.format("-4,692"), "-4,692")  # 48,215 - 52,907; 'Scope 1' is a name
+    assert right.verdict is Verdict.DERIVED, right.notes
+    assert _flagged(audit("emissions", change.format("-4,778"), "-4,778"))  # 21,340 - 26,118: Scope 2's change
