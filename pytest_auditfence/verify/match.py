@@ -12,9 +12,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
-from pytest_auditfence.verify.normalise import (
-    DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, is_weak,
-)
+from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
 from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -335,46 +333,22 @@ _CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease)\b")
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
 
 
-# words by which a prose sentence states a change or a gap ('rose $5 million', 'an increase of 3%', '$2 million
-# lower than'); 'compared to' only sets two periods' figures side by side
-_CHANGE_STATED = re.compile(r"(?i)\b(?:chang\w*|differ\w*|increas\w*|decreas\w*|rose|ris\w*|fell|fall\w*|gr[eo]w\w*"
-                            r"|declin\w*|drop\w*|improv\w*|reduc\w*|higher|lower|up|down|more|less|fewer)\b")
-
-
-def _aggregate_kind(words: str) -> str:
-    """The kind of aggregate an `_AGGREGATE` phrase names: 'change' for 'increase in' too, else its first word."""
-    first = words.lower().split()[0]
-    return _CHANGE_FAMILY.get(first, first)
-
-
-_CHANGES = frozenset({"change", "difference", "percent", "percentage"})
-
-
-def _unnamed_aggregate(claim: ClaimRecord, q: Quantity, own: str, changes: frozenset[str]) -> bool:
-    """Does the claim call its figure an aggregate (see _AGGREGATE) that `own` (a cell's labels, or a prose figure's
-    sentence) does not name? `changes`: the kinds `own` names besides its own aggregate phrases."""
-    before = claim.claim[:max(0, q.start - claim.start)]
-    named = {_aggregate_kind(w) for w in _AGGREGATE.findall(own)} | changes
-    if any(_aggregate_kind(w) not in named for w in _AGGREGATE.findall(before)):
-        return True
-    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
-            and len(claim_subject(claim).periods) > 1)
-
-
 def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
     header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
     over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
+    before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
-    return _unnamed_aggregate(claim, q, own, frozenset({"change"}) if _CHANGE_COLUMN.search(own) else frozenset())
 
+    def kind(words: str) -> str:
+        first = words.lower().split()[0]
+        return _CHANGE_FAMILY.get(first, first)
 
-def aggregated_in_prose(claim: ClaimRecord, q: Quantity, text: str, start: int, end: int) -> bool:
-    """The same for a prose figure, by its sentence: a sentence stating any change or gap ('rose', 'an increase of',
-    '$2 million lower') names a change and a difference ('gains of $1 million' is no change between two years, nor
-    one year's figure an average over two)."""
-    own = _sentence_around(text, start, end)
-    return _unnamed_aggregate(claim, q, own, _CHANGES if _CHANGE_STATED.search(own) else frozenset())
+    named = {kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
+    if any(kind(w) not in named for w in _AGGREGATE.findall(before)):
+        return True
+    return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
+            and len(claim_subject(claim).periods) > 1)
 
 
 def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
@@ -527,8 +501,6 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         # counts is its subject
         if clause_outnamed(loaded.text, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
-        if aggregated_in_prose(claim, q, loaded.text, m.offset, end) and not is_weak(q):
-            continue  # 'gains of $1 million' is no change between two years (the 1 of 'Scope 1' names a subject)
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
             if _window_keys(loaded, m.offset, end) is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()

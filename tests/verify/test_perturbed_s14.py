@@ -1,7 +1,8 @@
 """Issue 10, trust (stop 14): wrong figures that passed as `verified` or `derived` on TAT-QA's tuning sections, over
 real captured runs, each rule with the true sentence covered and the wrong one flagged: a 'respectively' list of
-periods states one figure per period (no difference of them), and a scale written in digits ('US$'000') is a scale,
-never a figure 0."""
+periods states one figure per period (no difference of them); a scale written in digits ('US$'000') is a scale,
+never a figure 0; a lone date in a table's label column dates the rows below it; 'A as a percentage of B' is a share,
+no percentage change; a figure over two periods is of one series of columns."""
 
 from __future__ import annotations
 
@@ -87,33 +88,8 @@ COSTS_MD = """Cost of revenue (in thousands)
 | Total cost of revenue | $49,710 | $53,020 |
 """
 
-HEDGES = """Cash flow hedges (in millions)
-
-| | 2019 | 2018 | 2017 |
-|---|---|---|---|
-| Interest expense, net, in which the effects of cash flow hedges are recorded | $212 | $205 | $209 |
-
-The Company expects to reclassify gains of $3 million from accumulated other comprehensive loss into interest
-expense during the next twelve months. Interest expense, net rose $7 million in 2019 on higher borrowings.
-"""
-
-BACKLOG = """Order backlog
-
-Backlog at the end of fiscal 2019 was $418 million, against $396 million a year earlier. Over fiscal 2018 and 2019
-the book-to-bill ratio averaged 1.08, and deliveries averaged $385 million a year.
-"""
-
-EMISSIONS = """Emissions (tonnes CO2e)
-
-Emissions from:,2019,2018
-Combustion of fuel and operation of facilities (Scope 1),"48,215","52,907"
-Purchased electricity (Scope 2),"21,340","26,118"
-
-We report our annual scope 1 and scope 2 emissions; the reduction is driven by energy efficiency.
-"""
-
-DOCUMENTS = {"emissions": EMISSIONS, "backlog": BACKLOG, "shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
-             "blocks-csv": BLOCKS_CSV, "blocks-md": BLOCKS_MD, "costs": COSTS_MD, "hedges": HEDGES}
+DOCUMENTS = {"shares-csv": SHARES_CSV, "shares-md": SHARES_MD, "parent": PARENT_CSV, "yuan": YUAN_MD,
+             "blocks-csv": BLOCKS_CSV, "blocks-md": BLOCKS_MD, "costs": COSTS_MD}
 
 
 @pytest.fixture
@@ -182,27 +158,6 @@ def test_a_share_named_as_a_percentage_of_a_total_is_no_percentage_change(audit)
     assert change.verdict is Verdict.DERIVED, change.notes  # (49,710 - 53,020) / 53,020
 
 
-def test_a_change_is_no_prose_figure_that_states_none(audit) -> None:
-    change = "The change in interest expense, net, in which the effects of cash flow hedges are recorded between " \
-             "2018 and 2019 was ${} million."
-    right = audit("hedges", change.format("7"), "7")
-    assert right.verdict in COVERED, right.notes
-    # 'gains of $3 million' is some other amount, whatever its digits; 212 - 209 is the wrong pair of years
-    assert _flagged(audit("hedges", change.format("3"), "3")), "a change backed by a prose figure that is none"
-    gains = audit("hedges", "The Company expects to reclassify gains of $3 million into interest expense.", "3")
-    assert gains.verdict is Verdict.VERIFIED, gains.notes
-
-
-def test_an_average_over_two_years_is_no_prose_figure_of_one_of_them(audit) -> None:
-    mean = "The average backlog in fiscal 2018 and 2019 was ${} million."
-    # 418 is fiscal 2019's backlog, no average over the two years
-    assert _flagged(audit("backlog", mean.format("418"), "418")), "a mean backed by one year's prose figure"
-    year = audit("backlog", "The backlog at the end of fiscal 2019 was $418 million.", "418")
-    assert year.verdict is Verdict.VERIFIED, year.notes
-    deliveries = audit("backlog", "Deliveries averaged $385 million a year over fiscal 2018 and 2019.", "385")
-    assert deliveries.verdict is Verdict.VERIFIED, deliveries.notes  # the sentence names the average itself
-
-
 @pytest.mark.parametrize("section", ["blocks-csv", "blocks-md"])
 def test_a_change_over_periods_is_of_one_series(audit, section: str) -> None:
     change = "The change in the gross carrying amount of customer lists between 2018 and 2019 was ${} million."
@@ -211,10 +166,3 @@ def test_a_change_over_periods_is_of_one_series(audit, section: str) -> None:
     # 264.5 = 842.0 (gross, 2019) - 577.5 (net, 2018): two columns named apart by more than their dates
     assert _flagged(audit(section, change.format("264.5"), "264.5")), "a change across two series"
     assert _flagged(audit(section, change.format("-47.1"), "-47.1"))  # 530.4 - 577.5: the net series
-
-
-def test_a_number_naming_the_subject_is_no_figure_of_the_change(audit) -> None:
-    change = "The change in combustion of fuel and operation of facilities (Scope 1) from 2018 to 2019 was {}."
-    right = audit("emissions", change.format("-4,692"), "-4,692")  # 48,215 - 52,907; 'Scope 1' is a name
-    assert right.verdict is Verdict.DERIVED, right.notes
-    assert _flagged(audit("emissions", change.format("-4,778"), "-4,778"))  # 21,340 - 26,118: Scope 2's change
