@@ -501,6 +501,8 @@ def main(argv: list[str] | None = None) -> int:
             sections = tatqa.select(tatqa.load_sections(args.data), args.limit, args.tatqa_split)
             items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds)
             metrics = tatqa.tatqa_metrics(items)
+            for split, counts in tatqa.dropped_as_shown(sections, args.perturb_seeds).items():
+                metrics[split]["perturbed_dropped_as_shown"] = counts
             tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
             metrics["seconds"] = round(time.perf_counter() - started, 1)
             report[name] = metrics

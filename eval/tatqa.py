@@ -19,11 +19,13 @@ Run through `eval/run_eval.py --sets tatqa` (or this file directly, same options
 
 from __future__ import annotations
 
+import ast
 import csv
 import hashlib
 import html
 import io
 import json
+import operator
 import re
 import tempfile
 import textwrap
@@ -486,10 +488,49 @@ def _true_as_shown(text: str, true: Figure) -> bool:
     return abs(written * factor - true.value) <= half
 
 
-def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+
+
+def _computed(derivation: str) -> Decimal | None:
+    """The value of a gold derivation ('(48,881-51,896)/51,896', '$29,816/$48,881'), exactly, or None when it is not
+    plain arithmetic on written figures."""
+    text = re.sub(r"[$€£¥%\s]|(?<=\d),(?=\d{3})", "", derivation).replace("[", "(").replace("]", ")")
+
+    def value(node: ast.AST) -> Decimal:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return Decimal(str(node.value))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return -value(node.operand) if isinstance(node.op, ast.USub) else value(node.operand)
+        if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+            return _ARITHMETIC[type(node.op)](value(node.left), value(node.right))
+        raise ValueError(node)
+
+    try:
+        return value(ast.parse(text, mode="eval").body)
+    except (SyntaxError, ValueError, ArithmeticError, RecursionError):
+        return None
+
+
+def _true_figures(q: dict[str, Any], gold: Figure) -> list[Figure]:
+    """The true figure of an answer: the gold one, and for a computed answer also its derivation's own value (the
+    gold rounds 8.70 / 30.15 = 0.2886 to '0.28' at times: a '0.29' is then no wrong figure), as a percentage when
+    the gold is one, when it agrees with the gold to within 5%."""
+    computed = _computed(q.get("derivation") or "") if q["answer_type"] == "arithmetic" else None
+    if computed is None:
+        return [gold]
+    near = min((computed, computed * 100), key=lambda v: abs(v - gold.value))
+    if abs(near - gold.value) > abs(gold.value) / 20:
+        return [gold]
+    return [gold, Figure(near, gold.decimals, gold.scale, gold.currency)]
+
+
+def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = None) -> list[Item]:
     """Every report sentence of the section: each numeric answer correct, and each applicable perturbation;
     on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS (held-out sections keep the
-    standard set, so their figures stay comparable)."""
+    standard set, so their figures stay comparable). A perturbation whose restatement still holds the true figure
+    at the precision it shows ('$19.41 million' for a true 19,411 thousand) is no wrong figure and is left out, in the
+    standard set and the extra variants alike, as is one that states a computed answer's own derivation (see
+    `_true_figures`); `dropped` counts those left out ('standard', 'extra')."""
     out = []
     extra_seeds = extra_seeds if sec.split == "tuning" else 0
     for q in sec.questions:
@@ -501,6 +542,7 @@ def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
         variants = [(kind, 0, seed) for kind in KINDS]
         variants += [(kind, n, _hash("q", q["uid"], kind, str(n))) for n in range(1, extra_seeds + 1) for kind in EXTRA_KINDS]
         right = value_text(figures[0][0], seed // 7)
+        truths = _true_figures(q, figures[0][0])
         written = {right}
         for kind, n, variant_seed in variants:
             figs = [f for f, _ in figures]
@@ -510,9 +552,12 @@ def items_of(sec: Section, extra_seeds: int = 0) -> list[Item]:
                     continue
                 figs = [changed, *figs[1:]]
             texts = [value_text(f, seed // 7) for f in figs]
-            if kind != "correct" and (texts[0] == right or n and (texts[0] in written or _true_as_shown(texts[0], figures[0][0]))):
-                continue  # no change at the shown precision; an extra variant: a wrong figure already written, or
-                # one whose restatement still holds the true figure ('$19,410 thousand' written '$19.41 million')
+            if kind != "correct" and (texts[0] == right or any(_true_as_shown(texts[0], true) for true in truths)):
+                if dropped is not None:  # no change at the precision the sentence shows
+                    dropped["extra" if n else "standard"] += 1
+                continue
+            if kind != "correct" and n and texts[0] in written:
+                continue  # an extra variant: a wrong figure already written
             if kind != "correct":
                 written.add(texts[0])
             if np is None:  # a question that is not 'what is/was ...': state the figure after it
@@ -612,6 +657,19 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
             lo, hi = at + it.value_spans[0][0], at + it.value_spans[0][1]
             it.claims = [c for c in claims if c["start"] < hi and lo < c["end"]]
     return items
+
+
+def dropped_as_shown(sections: list[Section], extra_seeds: int = 0) -> dict[str, dict[str, int]]:
+    """Per split, how many perturbed sentences `items_of` leaves out because, as written, they still state the true
+    figure at their shown precision ('standard' set and 'extra' variants)."""
+    out: dict[str, dict[str, int]] = {}
+    for sec in sections:
+        counts: Counter[str] = Counter()
+        items_of(sec, extra_seeds, counts)
+        block = out.setdefault(sec.split, {"standard": 0, "extra": 0})
+        for key, n in counts.items():
+            block[key] += n
+    return out
 
 
 def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0) -> list[Item]:
@@ -714,6 +772,10 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
             f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
             for k, v in block["correct_by_form"].items()))
         print("  correct verdicts:  " + ", ".join(f"{k} {v}" for k, v in block["correct_verdicts"].items()))
+        if "perturbed_dropped_as_shown" in block:
+            left_out = block["perturbed_dropped_as_shown"]
+            print(f"  perturbed left out, true at their shown precision: standard {left_out['standard']}, "
+                  f"extra {left_out['extra']}")
 
 
 def show(items: list[Item], flags: int, verified: int) -> None:

@@ -35,7 +35,9 @@ _CURRENCY_SYMBOLS = vocabulary.CURRENCY_SYMBOLS
 _CURRENCY_CODES = vocabulary.CURRENCY_CODES
 _CURRENCY_WORDS = vocabulary.CURRENCY_WORDS
 # after a number: every scale spelling but the caption-only "000s"
-_SCALE_WORDS: dict[str, float] = {w: v for w, v in vocabulary.SCALES.items() if not w.endswith("000s")}
+_SCALE_WORDS: dict[str, float] = {w: v for w, v in vocabulary.SCALES.items() if "000" not in w}
+# a scale written in digits ('000 of '$'000'): a number written so is that scale, never a figure 0
+_DIGIT_SCALES = frozenset(w for w in vocabulary.SCALES if w.isdigit())
 
 # unit word -> (kind, shown unit, factor to base, system), from the vocabulary's rows
 _UNITS: dict[str, tuple[str, str, float, str]] = {
@@ -556,6 +558,8 @@ class _Parser:
                 return self._skip(num_end)  # ".0.0": a version-like tail, not a decimal
             num_start -= 1
         num = text[num_start:num_end]
+        if num in _DIGIT_SCALES:
+            return self._skip(num_end + (text[num_end:num_end + 1] == "s"))  # "US$'000", "in '000s": a scale
         prev_end = self.prev_end
         gap_before = text[prev_end:start] if 0 <= prev_end <= start else None
         in_range = (
@@ -925,7 +929,7 @@ def parse_quantities(
 
 _CTX_SCALE = (
     r"(?P<scale>thousands|thousand|millions|million|billions|billion|trillions|trillion"
-    r"|mm|mn|mln|bn|bln|tn|000s|'000s|k|m|b|t)"
+    r"|mm|mn|mln|bn|bln|tn|['\u2019\u2018]?000s?|k|m|b|t)"
 )
 _CUR_ALTS = r"us\$|\$|€|£|¥|usd|eur|gbp|jpy|chf|cny|rmb|inr|aud|cad|hkd|dollars|euros|pounds"
 
@@ -942,6 +946,8 @@ _SCALE_CONTEXT = [
     re.compile(rf"(?ai)\(\s*{_CTX_SCALE}(?:\s+of\s+{_cur('cur1')})?\s*\)"),
     re.compile(rf"(?ai)(?<![\w$]){_cur('cur1')}\s?{_CTX_SCALE}\b(?!\s*\d)"),
     re.compile(rf"(?ai)\b{_cur('cur1')}\s+in\s+{_CTX_SCALE}\b"),
+    # "HK$'000", "'000": the zeros of a scale after an apostrophe, whatever precedes them
+    re.compile(r"(?a)(?<![\w\d])(?P<scale>['\u2019\u2018]000s?)(?![\w'])"),
 ]
 # 'bps' after a figure ('declined by 54 bps') is that figure's unit, no declaration for the numbers under a caption
 _PERCENT_CONTEXT = re.compile(r"(?ai)\(\s*%\s*\)|\bin\s+(?:%|percent)\b|\(\s*percent\s*\)|(?<![\d)])(?<![\d)] )\bbps\b|\(\s*x\s*\)")
@@ -962,7 +968,7 @@ def detect_scale_context(text: str) -> tuple[float | None, str | None]:
         m = pattern.search(text)
         if m is None:
             continue
-        scale = _SCALE_CTX_VALUES.get(m.group("scale").lower())
+        scale = _SCALE_CTX_VALUES.get(m.group("scale").lower().replace("\u2019", "'").replace("\u2018", "'"))
         if scale is None:
             continue
         token = next((v for k, v in m.groupdict().items() if k.startswith("cur") and v), None)
@@ -1122,7 +1128,8 @@ _NUMERIC_FIELD = re.compile(r"[(\-−+]?(?:[$€£¥]|US\$)?[ ]?\d[\d,]*(?:\.\d+
 _KEY_SPLIT = re.compile(r"[^a-z0-9%]+")
 _PERCENT_TOKENS = frozenset({"%", "pct", "percent", "percentage", "percentages", "pcnt", "perc"})
 # a field name's scale token: whole words only ("revenue_usd_millions"; no lone letters, no "mm")
-_SCALE_TOKENS = {w: v for w, v in vocabulary.SCALES.items() if w not in vocabulary.SCALE_LETTERS and w not in ("mm", "'000s")}
+_SCALE_TOKENS = {w: v for w, v in vocabulary.SCALES.items()
+                 if w not in vocabulary.SCALE_LETTERS and w not in ("mm", "000") and not w.startswith("'")}
 _DATE_TOKENS = frozenset(
     {"year", "years", "yr", "date", "dates", "period", "fy", "as", "asof", "quarter", "month", "day", "founded",
      "established", "born", "since", "time", "timestamp", "updated", "published", "vintage", "season"}

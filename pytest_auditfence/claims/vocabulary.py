@@ -35,8 +35,10 @@ CURRENCY_NAMES: dict[str, str] = {"dollars": "USD", "euros": "EUR", "pounds": "G
 
 # Every spelling of a scale, lower-case, and its multiplier. Which spellings a context accepts (a lone
 # letter only right after a number, '000s only in a caption) is the reader's rule, not a second list.
+# "'000" / "000" is a column's or caption's scale written as the zeros its figures leave out ('$'000', 'US$'000',
+# 'RMB'000', '$000', "in '000s"): thousands, never a figure 0 (readers take any apostrophe, ' or ’, for ').
 SCALES: dict[str, float] = {
-    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "000s": 1e3, "'000s": 1e3,
+    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "000s": 1e3, "'000s": 1e3, "000": 1e3, "'000": 1e3,
     "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "mm": 1e6, "m": 1e6,
     "billion": 1e9, "billions": 1e9, "bn": 1e9, "bln": 1e9, "b": 1e9,
     "trillion": 1e12, "trillions": 1e12, "tn": 1e12, "t": 1e12,

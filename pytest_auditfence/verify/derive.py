@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import Period, format_period
+from pytest_auditfence.verify.tables import Period, format_period, words_besides_periods
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -179,7 +179,7 @@ def derive_figure(
         return la is not None and lb is not None and (la.periods == lb.periods or spread <= la.periods | lb.periods)
 
     for a, b in permutations(pool, 2):
-        if apart is not None and apart(a, b):
+        if apart is not None and apart(a, b) or two_series(index, a, b):
             continue
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
@@ -237,6 +237,8 @@ TABLE_POOL = 16
 MAX_GROUP = 8
 
 
+_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
+_AS_PERCENT_OF = re.compile(r" as a percent(?:age)? of ")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
 
@@ -250,7 +252,13 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     text = " " + " ".join(re.findall(r"[a-z]+", words.lower())) + " "
     # 'the percentage change in revenue' names a change, and no ratio: 'percentage' there cues nothing of its own
     text = _PERCENT_OF_CHANGE.sub(" ", text)
-    ignored = vocabulary.PERIOD_PAIR_CUES if len(claim_subject(claim).periods) < 2 else frozenset()
+    # 'A as a percentage of B' names a share of B, and no change: 'percentage' there cues the ratio only
+    text = _AS_PERCENT_OF.sub(" as a share of ", text)
+    # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
+    # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
+    # respectively'): a 'respectively' list states each item's own figure, no difference of them
+    listed = len(claim.quantities or []) >= 2 and _RESPECTIVELY.search(claim.claim) is not None
+    ignored = vocabulary.PERIOD_PAIR_CUES if listed or len(claim_subject(claim).periods) < 2 else frozenset()
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
 
@@ -410,6 +418,16 @@ def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSub
     # Total gross margin between 2018 and 2019': the 'Total' columns, not the quarters beside them)
     named = [members for (kind, _), members in found.items() if _names_series(named_by, kind)]
     return named or list(found.values())
+
+
+def two_series(index: SourceIndex, a: Observed, b: Observed) -> bool:
+    """Are two cells of two periods in two series, their columns named apart by more than their periods ('Accounts
+    Receivable, Gross' of 2019 and 'Accounts Receivable, Net' of 2018)? A figure over periods is of one series."""
+    la, lb = index.label(a), index.label(b)
+    if la is None or lb is None or not la.periods or not lb.periods or la.periods == lb.periods:
+        return False
+    ka, kb = words_besides_periods(la.column_text), words_besides_periods(lb.column_text)
+    return bool(ka) and bool(kb) and ka != kb
 
 
 def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[str, str], list[Observed]]:

@@ -183,8 +183,14 @@ def _is_label(text: str) -> bool:
         return False
     if not _is_period(text):
         return True
-    words = [w for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text)) if w.lower() not in _WHEN_WORDS]
-    return bool(words)
+    return bool(words_besides_periods(text))
+
+
+def words_besides_periods(text: str) -> frozenset[str]:
+    """The words of a label or header that say what, not when ('Accounts Receivable, Gross' of 'December 31, 2019
+    Accounts Receivable, Gross'; none of 'Year Ended January 3, 2020'), lower-case."""
+    return frozenset(w.lower() for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text))
+                     if w.lower() not in _WHEN_WORDS)
 
 
 def _is_empty(text: str) -> bool:
@@ -488,16 +494,21 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
     headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
-    # a row holding only a date in the labels' column ('December 31, 2018') dates the block of rows below it,
-    # under the same column headers (a table of two balance dates, one block each); page text centres such a line
-    # over its columns as a header
-    block_periods: frozenset[Period] = frozenset()
-    while headers and not grid.right_aligned and _period_row(headers[-1]):
-        block_periods = block_periods or periods_in(headers.pop()[0][2])
+    margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
+    margin_width = margin[1] - margin[0]
+
+    def lone_period(row: list[tuple[int, int, str]]) -> frozenset[Period]:
+        """A row whose one filled cell is a date in the labels' column ('June 30, 2018' above the rows of that
+        date): the period of the rows below it (whose columns name none), not a column's header."""
+        filled = [(k, a, t) for k, (a, _, t) in enumerate(row) if not _is_empty(t)]
+        if len(filled) != 1 or not _is_period(filled[0][2]) or _is_label(filled[0][2]):
+            return frozenset()
+        k, a, t = filled[0]
+        at_labels = a - (text.rfind("\n", 0, a) + 1) <= margin_width + 2 if grid.right_aligned else k == 0
+        return periods_in(t) if at_labels else frozenset()
+
     if grid.right_aligned:
         # a label-only line at the labels' margin ('Current liabilities:') is a section, not a header
-        margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
-        margin_width = margin[1] - margin[0]
         while headers and len(headers[-1]) == 1 and not _is_period(headers[-1][0][2]):
             a = headers[-1][0][0]
             if a - (text.rfind("\n", 0, a) + 1) > margin_width + 2:
@@ -513,6 +524,8 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                 break
             headers.pop()
             section = section or filled[0][1].rstrip(":")
+    block = next((found for row in reversed(headers) if (found := lone_period(row))), frozenset())
+    headers = [row for row in headers if not lone_period(row)]
     caption = " ".join([_caption_above(text, grid.start), *(row[0][2] for row in stated)]).strip()
     caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
     header_text = " ".join(t for row in headers for _, _, t in row)
@@ -565,17 +578,19 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         # page text: a placeholder ('—') holds its column as a figure does, for counting columns from the right
         slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
-            if not grid.right_aligned and _period_row(row) and not since:
-                block_periods = periods_in(texts[0])
-            elif label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
+            if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
                 section = label.rstrip(":")  # a section row: 'Current liabilities:'
             else:
                 since.append(row)
             continue
         if since:
             # header rows repeated inside the grid ('(In Millions) | Dec 30, 2017 | ... | Dec 29, 2018', or
-            # 'Fiscal 2018' over 'First Quarter ...' on page text) head the block below them
-            if any(_is_period(t) for r in since for _, _, t in r):
+            # 'Fiscal 2018' over 'First Quarter ...' on page text) head the block below them; a lone date in the
+            # labels' column dates the rows below it
+            lone = [lone_period(r) for r in since]
+            if all(lone):
+                block = lone[-1]
+            elif any(_is_period(t) for r in since for _, _, t in r):
                 headers = since
             since = []
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
@@ -587,7 +602,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns = column_headers(from_right, k, (a, b), len(slots))
-            periods = row_periods | (column_periods(columns) or block_periods)
+            periods = row_periods | column_periods(columns) or block
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
@@ -643,11 +658,6 @@ _TOTAL_ROW_LABEL = re.compile(r"(?i)^\W*total\b")
 def _cell_value(text: str, cell: Cell) -> float | None:
     found = quantities.parse_quantities(text[cell.start:cell.end], years=False, cell=True)
     return found[0].value if len(found) == 1 else None
-
-
-def _period_row(row: list[tuple[int, int, str]]) -> bool:
-    """A row of one filled cell, the first, that is a date or period and nothing else ('December 31, 2019')."""
-    return bool(row) and _is_period(row[0][2]) and not _is_label(row[0][2]) and all(_is_empty(t) for _, _, t in row[1:])
 
 
 def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:

@@ -291,10 +291,26 @@ def test_scale_and_unit_context_apply_to_bare_numbers_only():
         ("Change (bps)", (None, "bps")),
         ("Revenue", (None, None)),
         ("Revenue grew 5% in 2023", (None, None)),
+        # a scale written as the zeros its figures leave out
+        ("US$\u2019000", (1e3, "USD")),
+        ("RMB'000", (1e3, "CNY")),
+        ("($000)", (1e3, "USD")),
+        ("(in \u2019000s)", (1e3, None)),
+        ("HK$'000", (1e3, None)),
+        ("Revenue 2019 $1,000", (None, None)),
     ],
 )
 def test_detect_scale_context(text, expected):
     assert detect_scale_context(text) == expected
+
+
+@pytest.mark.parametrize("text", ["US$\u2019000", "$'000", "RMB'000", "\u20ac000", "(in \u2019000s)", "2019 $000"])
+def test_a_scale_written_in_digits_is_no_figure(text):
+    assert parse_quantities(text) == []
+
+
+def test_zeros_among_figures_stay_figures():
+    assert [x.value for x in parse_quantities("US$1,000 and 0.000 and $0")] == [1000.0, 0.0, 0.0]
 
 
 def q(text: str, **kw):

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
@@ -61,3 +62,20 @@ def claim_of(cascade: Cascade, fragment: str) -> ClaimRecord:
     found = [c for c in cascade.claims if fragment in c.claim]
     assert found, f"no claim holds {fragment!r}: {[c.claim for c in cascade.claims]}"
     return found[0]
+
+
+def section_auditor(tmp_path: Path, documents: dict[str, str]) -> Callable[[str, str, str], ClaimRecord]:
+    """`audit(section, sentence, figure)`: one captured run whose document tool returns `documents[section]` and
+    whose report is `sentence`; the audited claim holding `figure`."""
+
+    @tool
+    def get_filing_section(section: str) -> str:
+        """One section of an annual report: its table and the paragraphs around it."""
+        return documents[section]
+
+    run = tool_run_auditor(tmp_path, [get_filing_section], "Answer the questions on the annual report.")
+
+    def audit(section: str, sentence: str, figure: str) -> ClaimRecord:
+        return claim_of(run([("get_filing_section", {"section": section})], sentence), figure)
+
+    return audit
