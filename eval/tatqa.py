@@ -248,6 +248,8 @@ class Item:
     split: str
     form: str
     seed: int = 0  # 0: the standard variant of its kind; 1..N: an extra variant (`--perturb-seeds`)
+    answer_from: str = ""  # where the gold answer is read: 'table', 'text' or 'table-text'
+    shape: str = ""  # the gold derivation with its numbers as N ('(N+N)/N'); '' for an answer read as it stands
     sentence: str = ""
     value_spans: list[tuple[int, int]] = field(default_factory=list)  # within the sentence
     claims: list[dict[str, Any]] = field(default_factory=list)
@@ -571,8 +573,18 @@ def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = 
             else:
                 sentence, spans = sentence_for(np, texts, seed % 5)
             out.append(Item(section=sec.uid, question=q["uid"], answer_type=q["answer_type"], kind=kind,
-                            split=sec.split, form=sec.form, seed=n, sentence=sentence, value_spans=spans))
+                            split=sec.split, form=sec.form, seed=n, sentence=sentence, value_spans=spans,
+                            answer_from=q.get("answer_from") or "", shape=formula_shape(q.get("derivation") or "")))
     return out
+
+
+_NUMBER = re.compile(r"[$€£¥]?\d[\d,]*(?:\.\d+)?%?")
+
+
+def formula_shape(derivation: str) -> str:
+    """The shape of a gold derivation, its numbers written N ('(4,411 + 4,044) / 2' -> '(N+N)/N'): what kind of
+    arithmetic an answer needs, countable on held-out sections without reading their sentences."""
+    return _NUMBER.sub("N", re.sub(r"\s+", "", derivation))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -740,10 +752,19 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
             if it.kind == "correct":
                 verdicts["/".join(sorted({c["verdict"] for c in it.claims})) or "no claim"] += 1
         block["correct_verdicts"] = dict(verdicts.most_common())
+        # where the misses are, by the gold answer's source and formula shape (mechanical: no sentence is read)
+        block["correct_not_covered_by_shape"] = _by_shape(it for it in picked if it.kind == "correct" and not _covered(it))
+        block["perturbed_covered_by_shape"] = _by_shape(it for it in picked if it.kind != "correct" and _covered(it))
         block["sections"] = len({it.section for it in picked})
         block["errors"] = sum(any(c["verdict"] == "error" for c in it.claims) for it in picked)
         out[split] = block
     return out
+
+
+def _by_shape(items: Any, top: int = 12) -> dict[str, int]:
+    """Counts of items by '<answer source> <formula shape>' ('table (N-N)/N', 'text look-up'), the `top` largest."""
+    counts = Counter(f"{it.answer_from or '?'} {it.shape or 'look-up'}" for it in items)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:top])
 
 
 def _share(hit: int, total: int) -> float:
@@ -772,6 +793,10 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
             f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
             for k, v in block["correct_by_form"].items()))
         print("  correct verdicts:  " + ", ".join(f"{k} {v}" for k, v in block["correct_verdicts"].items()))
+        for key, title in (("correct_not_covered_by_shape", "correct not covered"),
+                           ("perturbed_covered_by_shape", "perturbed covered")):
+            print(f"  {title}, by source and formula: "
+                  + (", ".join(f"{k} {v}" for k, v in block[key].items()) or "none"))
         if "perturbed_dropped_as_shown" in block:
             left_out = block["perturbed_dropped_as_shown"]
             print(f"  perturbed left out, true at their shown precision: standard {left_out['standard']}, "
