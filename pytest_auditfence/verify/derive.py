@@ -13,14 +13,13 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    TOTAL_KEY, ClaimSubject, _column_keys, about_subject, claim_subject, clause_outnamed, find_atom, locate, metrics_of, other_period,
-    row_named, row_stems,
-    stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, claim_subject, clause_outnamed, column_keys, find_atom, locate,
+    metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import Period, format_period, words_besides_periods
+from pytest_auditfence.verify.tables import TOTAL_ROW, Period, format_period, words_besides_periods
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -237,7 +236,6 @@ TABLE_POOL = 16
 MAX_GROUP = 8
 
 
-_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
 _AS_PERCENT_OF = re.compile(r" as a percent(?:age)? of ")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
@@ -257,7 +255,7 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
     # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
     # respectively'): a 'respectively' list states each item's own figure, no difference of them
-    listed = len(claim.quantities or []) >= 2 and _RESPECTIVELY.search(claim.claim) is not None
+    listed = len(claim.quantities or []) >= 2 and RESPECTIVELY.search(claim.claim) is not None
     ignored = vocabulary.PERIOD_PAIR_CUES if listed or len(claim_subject(claim).periods) < 2 else frozenset()
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
@@ -480,9 +478,6 @@ def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: fr
     return None
 
 
-_TOTAL_ROW = re.compile(r"(?i)^\W*total\b")
-
-
 def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject) -> list[list[Observed]]:
     """Columns whose own header names the claim's subject ('revenue_usd_millions' for 'segment revenue'),
     each the cells of the claim's period, in source order: the items of a breakdown the claim totals,
@@ -512,7 +507,7 @@ def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subj
     the share of the total that the items the claim names make up ('Industrial and Medical made up 83.5% of
     revenue'): named items over the column's total row, or over the sum of its items when it has none."""
     for members in _column_groups(claim, index, subject):
-        totals = [o for o in members if _TOTAL_ROW.match(index.label(o).row)]
+        totals = [o for o in members if TOTAL_ROW.match(index.label(o).row)]
         items = [o for o in members if o not in totals]
         if not 2 <= len(items) <= MAX_GROUP or len(totals) > 1:
             continue
@@ -581,7 +576,7 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
             if item == n.item or item in fi.alternatives or label.caption != mine.caption:
                 continue
             same_column = bool(mine.columns) and label.columns == mine.columns and (
-                row_named(whole, label) and (label.row, label.section) != (mine.row, mine.section) or total and _TOTAL_ROW.match(label.row))
+                row_named(whole, label) and (label.row, label.section) != (mine.row, mine.section) or total and TOTAL_ROW.match(label.row))
             same_row = (label.row, label.section) == (mine.row, mine.section) and total \
                 and _TOTAL_WORD.search(label.column_text) is not None and not _TOTAL_WORD.search(mine.column_text)
             if not (same_column or same_row):
@@ -756,8 +751,8 @@ def _named_columns(index: SourceIndex, own: ClaimSubject, members: list[Observed
     ('Cubic Transportation Systems'), and its 'Total' column's: the parts of a breakdown across columns that the
     claim averages, totals or takes a share of."""
     members = [o for o in members if not own.periods or index.label(o).periods == own.periods]
-    totals = [o for o in members if _TOTAL_ROW.match(" ".join(index.label(o).columns[-1:]))]
-    return [o for o in members if o not in totals and (keys := _column_keys(index.label(o))) and keys <= own.keys], totals
+    totals = [o for o in members if TOTAL_ROW.match(" ".join(index.label(o).columns[-1:]))]
+    return [o for o in members if o not in totals and (keys := column_keys(index.label(o))) and keys <= own.keys], totals
 
 
 def _mean_change(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict[tuple, list[Observed]],
@@ -1003,7 +998,7 @@ def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> boo
     return any(
         (label := index.label(o)) is not None
         and ({subject_stem(w) for w in content_words(label.row)}
-             or (row_stems(label) - {TOTAL_KEY} if _TOTAL_ROW.match(label.row) else set()) or {""}) <= own
+             or (row_stems(label) - {TOTAL_KEY} if TOTAL_ROW.match(label.row) else set()) or {""}) <= own
         for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
     )
 

@@ -422,7 +422,7 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     return False
 
 
-def _column_keys(label: CellLabel) -> frozenset[str]:
+def column_keys(label: CellLabel) -> frozenset[str]:
     """Stems of the column headers of a cell that name no period ('Fair Value' of 'December 31, 2019 / Fair Value')."""
     text = " ".join(c for c in label.columns if not periods_in(c))
     # the words themselves: a header's initials ('tec' of 'Total Expected Charges') are no word a claim writes
@@ -433,7 +433,7 @@ def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: S
     """Does the claim name another column of the cell's row by every word of its header, two words or more
     ('fair value'), and none of the words that set the cell's own apart ('Carrying Amount')? Then the cell is the other column's neighbour,
     not the claim's figure. Words of the row label are the row's, not a column's."""
-    own = _column_keys(label)
+    own = column_keys(label)
     if not own or own <= subject.keys:
         return False
     memo_key = ("row columns", file)
@@ -441,7 +441,7 @@ def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: S
     if by_row is None:
         by_row = {}
         for other in index.files[file].labels.values():
-            by_row.setdefault((other.row, other.section, other.caption), set()).add(_column_keys(other))
+            by_row.setdefault((other.row, other.section, other.caption), set()).add(column_keys(other))
         index.memo[memo_key] = by_row
     row_keys = subject_keys(label.subject_text)
     # the claim names none of the words by which the cell's column differs from the other one
@@ -813,7 +813,7 @@ _PRIOR_YEAR_AFTER = re.compile(
     r"|(?:a|one)\s+year\s+(?:earlier|before|ago)|(?:in|for)\s+(?:the\s+same\s+period\s+(?:of\s+)?)?last\s+year)\b")
 
 
-_RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
+RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
 _LISTED_YEAR = re.compile(r"(?<![\d,.$])(?:19[5-9]\d|20\d\d)(?![\d%]|,\d)")
 _LISTED_FIGURE = re.compile(r"[$€£¥]?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s+percent\b)?")
 _CLAUSE_END = re.compile(r"[.!?;](?=\s)|\n\s*\n")  # a captured file wraps long lines: one break is no end
@@ -831,7 +831,7 @@ def respective_period(text: str, start: int, end: int) -> frozenset[Period]:
     """The period of a figure in a 'respectively' list that pairs as many figures as years, in order ('11%, 12%,
     and 14% of total revenue in 2019, 2018, and 2017, respectively': 12% is 2018's); empty otherwise."""
     lo, hi = _clause(text, start, end)
-    if not _RESPECTIVELY.search(text, lo, hi):
+    if not RESPECTIVELY.search(text, lo, hi):
         return frozenset()
     years = [(m.start(), int(m.group())) for m in _LISTED_YEAR.finditer(text, lo, hi)]
     spans = {a for a, _ in years}
@@ -848,7 +848,7 @@ def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:
     9% ...; revenue from sales into the United States accounted for 11%, 12% ..., respectively': the 12% is the
     United States', not Taiwan's.)"""
     lo, hi = _clause(text, start, end)
-    if not keys or not _RESPECTIVELY.search(text, lo, hi):
+    if not keys or not RESPECTIVELY.search(text, lo, hi):
         return False
     sentence_lo = max([m.end() for m in _SENTENCE_BREAK_ONLY.finditer(text, max(0, lo - 2000), lo)] or [max(0, lo - 2000)])
     stop = _SENTENCE_BREAK_ONLY.search(text, hi, min(len(text), hi + 2000))

@@ -645,14 +645,15 @@ def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[
         for j in range(i - 1, -1, -1):
             if cells[j].label.section != cell.label.section:
                 break
-            if column_of[j] == column_of[i] and not _TOTAL_ROW_LABEL.match(cells[j].label.row):
+            if column_of[j] == column_of[i] and not TOTAL_ROW.match(cells[j].label.row):
                 parts.append(_cell_value(text, cells[j]))
         if total is not None and parts and None not in parts and abs(sum(parts) - total) <= _TOTAL_SLACK * abs(total) + 1:
             out[i] = replace(cell, label=replace(cell.label, row=f"Total {cell.label.section}"))
     return out
 
 
-_TOTAL_ROW_LABEL = re.compile(r"(?i)^\W*total\b")
+# a row label that begins with 'Total' ('Total current assets', 'Total:')
+TOTAL_ROW = re.compile(r"(?i)^\W*total\b")
 
 
 def _cell_value(text: str, cell: Cell) -> float | None:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from pytest_auditfence.claims import quantities, vocabulary
+from pytest_auditfence.claims import quantities
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
