@@ -449,6 +449,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--perturb-seeds", type=int, default=0, metavar="N",
                         help="TAT-QA: also N extra perturbed variants of each answer on tuning sections (off by "
                              "1-9%%, other digits swapped, the last digit changed), counted apart as 'extra perturbed'")
+    parser.add_argument("--tatqa-variants", type=int, default=0, metavar="N",
+                        help="TAT-QA: also render each tuning section N more times, each in another of the six "
+                             "forms with another wording and restatement of the same answers (correct and standard "
+                             "perturbed), counted apart as 'other renderings'")
     parser.add_argument("--show-uncovered", type=int, default=0, metavar="N",
                         help="print N correct TAT-QA sentences that are not covered, with their verdicts")
     parser.add_argument("--show-verified-perturbed", type=int, default=0, metavar="N",
@@ -499,9 +503,9 @@ def main(argv: list[str] | None = None) -> int:
             import tatqa
 
             sections = tatqa.select(tatqa.load_sections(args.data), args.limit, args.tatqa_split)
-            items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds)
+            items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds, args.tatqa_variants)
             metrics = tatqa.tatqa_metrics(items)
-            for split, counts in tatqa.dropped_as_shown(sections, args.perturb_seeds).items():
+            for split, counts in tatqa.dropped_as_shown(sections, args.perturb_seeds, args.tatqa_variants).items():
                 metrics[split]["perturbed_dropped_as_shown"] = counts
             tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
             metrics["seconds"] = round(time.perf_counter() - started, 1)

@@ -12,6 +12,9 @@ a `ToolNode` runs the tool, `write` returns the report; the run is captured with
 with the cascade, as a user's test would be. `--perturb-seeds N` adds, on tuning sections only, N extra variants
 of each answer per kind (off by 1-9%, other digits swapped, the last digit moved), each kind and variant in a
 report of its own and counted apart, to find why perturbed figures pass where the standard set has too few.
+`--tatqa-variants N` renders each tuning section N more times, each in the next form with the next wording and
+restatement of the same answers (correct and standard perturbed), counted apart: a rule tuned on one form and one
+wording of a section is then measured on the others, as held-out sections would meet it.
 
 Sections are split by a hash of their id into a tuning part and a measure-only part; both are reported.
 Run through `eval/run_eval.py --sets tatqa` (or this file directly, same options).
@@ -248,6 +251,7 @@ class Item:
     split: str
     form: str
     seed: int = 0  # 0: the standard variant of its kind; 1..N: an extra variant (`--perturb-seeds`)
+    variant: int = 0  # 0: the section's own form and wording; 1..N: another form and wording (`--tatqa-variants`)
     answer_from: str = ""  # where the gold answer is read: 'table', 'text' or 'table-text'
     shape: str = ""  # the gold derivation with its numbers as N ('(N+N)/N'); '' for an answer read as it stands
     sentence: str = ""
@@ -526,24 +530,36 @@ def _true_figures(q: dict[str, Any], gold: Figure) -> list[Figure]:
     return [gold, Figure(near, gold.decimals, gold.scale, gold.currency)]
 
 
-def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = None) -> list[Item]:
+def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = None,
+             variants: int = 0) -> list[Item]:
     """Every report sentence of the section: each numeric answer correct, and each applicable perturbation;
-    on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS (held-out sections keep the
-    standard set, so their figures stay comparable). A perturbation whose restatement still holds the true figure
-    at the precision it shows ('$19.41 million' for a true 19,411 thousand) is no wrong figure and is left out, in the
-    standard set and the extra variants alike, as is one that states a computed answer's own derivation (see
-    `_true_figures`); `dropped` counts those left out ('standard', 'extra')."""
+    on a tuning section also `extra_seeds` extra variants of each of EXTRA_KINDS, and `variants` more renderings of
+    the whole standard set, each in the next of FORMS with the next wording and restatement (held-out sections keep
+    the standard set, so their figures stay comparable). A perturbation whose restatement still holds the true
+    figure at the precision it shows ('$19.41 million' for a true 19,411 thousand) is no wrong figure and is left
+    out, in the standard set and the extra variants alike, as is one that states a computed answer's own derivation
+    (see `_true_figures`); `dropped` counts those left out ('standard', 'extra', 'variant')."""
+    tuning = sec.split == "tuning"
     out = []
-    extra_seeds = extra_seeds if sec.split == "tuning" else 0
+    for k in range(1 + (variants if tuning else 0)):
+        form = FORMS[(FORMS.index(sec.form) + k) % len(FORMS)] if sec.form in FORMS else sec.form
+        out += _items_in(sec, extra_seeds if tuning and not k else 0, dropped, k, form)
+    return out
+
+
+def _items_in(sec: Section, extra_seeds: int, dropped: Counter[str] | None, k: int, form: str) -> list[Item]:
+    """The sentences of `items_of` for one rendering `k` of the section (0: its own form and wording)."""
+    out = []
     for q in sec.questions:
         figures = _figures(sec, q)
         if not figures:
             continue
         np = _noun_phrase(q["question"])
         seed = _hash("q", q["uid"])
+        wording, restated = (seed + k) % 5, seed // 7 + k
         variants = [(kind, 0, seed) for kind in KINDS]
         variants += [(kind, n, _hash("q", q["uid"], kind, str(n))) for n in range(1, extra_seeds + 1) for kind in EXTRA_KINDS]
-        right = value_text(figures[0][0], seed // 7)
+        right = value_text(figures[0][0], restated)
         truths = _true_figures(q, figures[0][0])
         written = {right}
         for kind, n, variant_seed in variants:
@@ -553,10 +569,10 @@ def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = 
                 if changed is None:
                     continue
                 figs = [changed, *figs[1:]]
-            texts = [value_text(f, seed // 7) for f in figs]
+            texts = [value_text(f, restated) for f in figs]
             if kind != "correct" and (texts[0] == right or any(_true_as_shown(texts[0], true) for true in truths)):
                 if dropped is not None:  # no change at the precision the sentence shows
-                    dropped["extra" if n else "standard"] += 1
+                    dropped["variant" if k else "extra" if n else "standard"] += 1
                 continue
             if kind != "correct" and n and texts[0] in written:
                 continue  # an extra variant: a wrong figure already written
@@ -571,9 +587,9 @@ def items_of(sec: Section, extra_seeds: int = 0, dropped: Counter[str] | None = 
                     spans.append((at, at + len(t)))
                     at += len(t)
             else:
-                sentence, spans = sentence_for(np, texts, seed % 5)
+                sentence, spans = sentence_for(np, texts, wording)
             out.append(Item(section=sec.uid, question=q["uid"], answer_type=q["answer_type"], kind=kind,
-                            split=sec.split, form=sec.form, seed=n, sentence=sentence, value_spans=spans,
+                            split=sec.split, form=form, seed=n, variant=k, sentence=sentence, value_spans=spans,
                             answer_from=q.get("answer_from") or "", shape=formula_shape(q.get("derivation") or "")))
     return out
 
@@ -651,9 +667,9 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
     """One captured run per kind of report (correct, and each perturbation; each extra variant apart) of one
     section."""
     sec, items = task
-    document = render(sec)
-    for kind, seed in dict.fromkeys((it.kind, it.seed) for it in items):
-        mine = [it for it in items if (it.kind, it.seed) == (kind, seed)]
+    for group in dict.fromkeys((it.variant, it.kind, it.seed) for it in items):
+        mine = [it for it in items if (it.variant, it.kind, it.seed) == group]
+        document = render(sec, mine[0].form)
         report, offsets = "", []
         for it in mine:
             if report:
@@ -671,23 +687,23 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
     return items
 
 
-def dropped_as_shown(sections: list[Section], extra_seeds: int = 0) -> dict[str, dict[str, int]]:
+def dropped_as_shown(sections: list[Section], extra_seeds: int = 0, variants: int = 0) -> dict[str, dict[str, int]]:
     """Per split, how many perturbed sentences `items_of` leaves out because, as written, they still state the true
-    figure at their shown precision ('standard' set and 'extra' variants)."""
+    figure at their shown precision ('standard' set, 'extra' variants, other renderings: 'variant')."""
     out: dict[str, dict[str, int]] = {}
     for sec in sections:
         counts: Counter[str] = Counter()
-        items_of(sec, extra_seeds, counts)
-        block = out.setdefault(sec.split, {"standard": 0, "extra": 0})
+        items_of(sec, extra_seeds, counts, variants)
+        block = out.setdefault(sec.split, {"standard": 0, "extra": 0, "variant": 0})
         for key, n in counts.items():
             block[key] += n
     return out
 
 
-def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0) -> list[Item]:
+def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0, variants: int = 0) -> list[Item]:
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks = [(s, items_of(s, extra_seeds)) for s in sections]
+    tasks = [(s, items_of(s, extra_seeds, variants=variants)) for s in sections]
     tasks = [t for t in tasks if t[1]]
     if jobs <= 1:
         return [it for t in tasks for it in run_section(t)]
@@ -709,26 +725,20 @@ def _flagged(it: Item) -> bool:
 
 def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
     """Per split and answer type: correct answers covered / flagged; perturbed answers flagged / verified. The
-    extra variants of `--perturb-seeds` are counted apart ('extra_perturbed'), the standard figures without them."""
+    extra variants of `--perturb-seeds` are counted apart ('extra_perturbed'), and so are the other renderings of
+    `--tatqa-variants` ('variants'); the standard figures are without either."""
     out: dict[str, Any] = {}
     for split in ("tuning", "held_out", "all"):
         everything = [it for it in items if split == "all" or it.split == split]
-        picked = [it for it in everything if not it.seed]
-        block: dict[str, Any] = {}
-        for atype in (*ANSWER_TYPES, "all"):
-            mine = [it for it in picked if atype == "all" or it.answer_type == atype]
-            correct = [it for it in mine if it.kind == "correct"]
-            perturbed = [it for it in mine if it.kind != "correct"]
-            if not correct and not perturbed:
-                continue
-            block[atype] = {
-                "correct": len(correct),
-                "correct_covered": _share(sum(_covered(it) for it in correct), len(correct)),
-                "correct_flagged": _share(sum(_flagged(it) for it in correct), len(correct)),
-                "perturbed": len(perturbed),
-                "perturbed_flagged": _share(sum(_flagged(it) for it in perturbed), len(perturbed)),
-                "perturbed_verified": _share(sum(_covered(it) for it in perturbed), len(perturbed)),
-            }
+        picked = [it for it in everything if not it.seed and not it.variant]
+        block: dict[str, Any] = _by_type(picked)
+        if rendered := [it for it in everything if it.variant]:
+            block["variants"] = _by_type(rendered)
+            block["variants"]["correct_by_form"] = _correct_by_form(rendered)
+            block["variants"]["correct_not_covered_by_shape"] = _by_shape(
+                it for it in rendered if it.kind == "correct" and not _covered(it))
+            block["variants"]["perturbed_covered_by_shape"] = _by_shape(
+                it for it in rendered if it.kind != "correct" and _covered(it))
         by_kind = {}
         for kind in PERTURBATIONS:
             mine = [it for it in picked if it.kind == kind]
@@ -741,12 +751,7 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
                 kind: {"n": len(mine), "flagged": _share(sum(map(_flagged, mine)), len(mine)),
                        "verified": _share(sum(map(_covered, mine)), len(mine))}
                 for kind in (*EXTRA_KINDS, "all") if (mine := [it for it in extra if kind in ("all", it.kind)])}
-        by_form = {}
-        for form in FORMS:
-            mine = [it for it in picked if it.form == form and it.kind == "correct"]
-            by_form[form] = {"n": len(mine), "covered": _share(sum(map(_covered, mine)), len(mine)),
-                             "flagged": _share(sum(map(_flagged, mine)), len(mine))}
-        block["correct_by_form"] = by_form
+        block["correct_by_form"] = _correct_by_form(picked)
         verdicts: Counter[str] = Counter()
         for it in picked:
             if it.kind == "correct":
@@ -758,6 +763,35 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
         block["sections"] = len({it.section for it in picked})
         block["errors"] = sum(any(c["verdict"] == "error" for c in it.claims) for it in picked)
         out[split] = block
+    return out
+
+
+def _by_type(items: list[Item]) -> dict[str, Any]:
+    """Per answer type (and 'all'): correct answers covered / flagged, perturbed answers flagged / verified."""
+    block: dict[str, Any] = {}
+    for atype in (*ANSWER_TYPES, "all"):
+        mine = [it for it in items if atype == "all" or it.answer_type == atype]
+        correct = [it for it in mine if it.kind == "correct"]
+        perturbed = [it for it in mine if it.kind != "correct"]
+        if not correct and not perturbed:
+            continue
+        block[atype] = {
+            "correct": len(correct),
+            "correct_covered": _share(sum(_covered(it) for it in correct), len(correct)),
+            "correct_flagged": _share(sum(_flagged(it) for it in correct), len(correct)),
+            "perturbed": len(perturbed),
+            "perturbed_flagged": _share(sum(_flagged(it) for it in perturbed), len(perturbed)),
+            "perturbed_verified": _share(sum(_covered(it) for it in perturbed), len(perturbed)),
+        }
+    return block
+
+
+def _correct_by_form(items: list[Item]) -> dict[str, dict[str, Any]]:
+    out = {}
+    for form in FORMS:
+        mine = [it for it in items if it.form == form and it.kind == "correct"]
+        out[form] = {"n": len(mine), "covered": _share(sum(map(_covered, mine)), len(mine)),
+                     "flagged": _share(sum(map(_flagged, mine)), len(mine))}
     return out
 
 
@@ -775,13 +809,7 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
     for split in ("tuning", "held_out", "all"):
         block = metrics[split]
         print(f"\n== tatqa {split} ({block['sections']} sections, {block['errors']} sentences in runs that crashed)")
-        print(f"  {'answer type':12s} {'correct':>7s} {'covered':>8s} {'flagged':>8s} {'perturbed':>9s} "
-              f"{'p.flagged':>9s} {'p.verified':>10s}")
-        for atype in (*ANSWER_TYPES, "all"):
-            m = block.get(atype)
-            if m:
-                print(f"  {atype:12s} {m['correct']:7d} {m['correct_covered']:8.3f} {m['correct_flagged']:8.3f} "
-                      f"{m['perturbed']:9d} {m['perturbed_flagged']:9.3f} {m['perturbed_verified']:10.3f}")
+        _print_types(block)
         print("  perturbed by kind: " + ", ".join(
             f"{k} n={v['n']} flagged {v['flagged']:.3f} verified {v['verified']:.3f}"
             for k, v in block["perturbed_by_kind"].items()))
@@ -800,7 +828,28 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
         if "perturbed_dropped_as_shown" in block:
             left_out = block["perturbed_dropped_as_shown"]
             print(f"  perturbed left out, true at their shown precision: standard {left_out['standard']}, "
-                  f"extra {left_out['extra']}")
+                  f"extra {left_out['extra']}, other renderings {left_out.get('variant', 0)}")
+        if "variants" in block:
+            other = block["variants"]
+            print("  other renderings (--tatqa-variants: other forms and wordings of the same answers):")
+            _print_types(other)
+            print("    correct by form:   " + ", ".join(
+                f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
+                for k, v in other["correct_by_form"].items()))
+            for key, title in (("correct_not_covered_by_shape", "correct not covered"),
+                               ("perturbed_covered_by_shape", "perturbed covered")):
+                print(f"    {title}, by source and formula: "
+                      + (", ".join(f"{k} {v}" for k, v in other[key].items()) or "none"))
+
+
+def _print_types(block: dict[str, Any]) -> None:
+    print(f"  {'answer type':12s} {'correct':>7s} {'covered':>8s} {'flagged':>8s} {'perturbed':>9s} "
+          f"{'p.flagged':>9s} {'p.verified':>10s}")
+    for atype in (*ANSWER_TYPES, "all"):
+        m = block.get(atype)
+        if m:
+            print(f"  {atype:12s} {m['correct']:7d} {m['correct_covered']:8.3f} {m['correct_flagged']:8.3f} "
+                  f"{m['perturbed']:9d} {m['perturbed_flagged']:9.3f} {m['perturbed_verified']:10.3f}")
 
 
 def show(items: list[Item], flags: int, verified: int) -> None:
@@ -809,14 +858,15 @@ def show(items: list[Item], flags: int, verified: int) -> None:
     for it in items:
         if shown < flags and it.kind == "correct" and (_flagged(it) or not _covered(it)):
             shown += 1
-            print(f"[correct not covered] {it.section[:8]} {it.form} {it.answer_type}: {it.sentence!r}")
+            rendering = f" (rendering {it.variant})" if it.variant else ""
+            print(f"[correct not covered] {it.section[:8]} {it.form}{rendering} {it.answer_type}: {it.sentence!r}")
             for c in it.claims:
                 print(f"    {c['verdict']}: {c['notes']}")
     shown = 0
     for it in items:
         if shown < verified and it.kind != "correct" and _covered(it):
             shown += 1
-            variant = f" (extra {it.seed})" if it.seed else ""
+            variant = (f" (extra {it.seed})" if it.seed else "") + (f" (rendering {it.variant})" if it.variant else "")
             print(f"[perturbed covered] {it.section[:8]} {it.form} {it.kind}{variant}: {it.sentence!r}")
             for c in it.claims:
                 print(f"    {c['verdict']}: {c['notes']} {c.get('formula') or ''}")
