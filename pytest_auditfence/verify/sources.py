@@ -92,6 +92,16 @@ class FileIndex:
             self.texts[item] = q.text
         return item
 
+    def narrow(self) -> None:
+        """Once the file is read: item lists, lines and form codes in 2 or 1 bytes where their values fit."""
+        if len(self.starts) <= 0xFFFF:
+            for word, items in self.words.items():
+                self.words[word] = array("H", items)
+        if not self.lines or self.lines[-1] <= 0xFFFF:
+            self.lines = array("H", self.lines)
+        if len(self.forms) <= 0xFF:
+            self.codes = array("B", self.codes)
+
     def quantity(self, item: int) -> Quantity:
         """The figure as the parser read it (a new `Quantity`, equal to the parser's)."""
         start, end = self.starts[item], self.ends[item]
@@ -109,16 +119,16 @@ class FileIndex:
 
     def holds_literal(self, written: str) -> bool:
         """Is `written` (digits as written, thousands commas dropped) one of the file's digit runs? The runs are
-        kept as a sorted column of their hashes beside the offset of each one's first occurrence (built on first
-        use); a hash found is confirmed against the text, so the answer is exact."""
+        kept as a sorted column of their hashes (32 bits) beside the offset of each one's first occurrence (built on
+        first use, 8 bytes a run); a hash found is confirmed against the text, so the answer is exact."""
         if self._literals is None:
             first: dict[str, int] = {}
             for m in LITERAL_NUMBER.finditer(self.text):
                 first.setdefault(m.group().replace(",", ""), m.start())
-            pairs = sorted((hash(literal), offset) for literal, offset in first.items())
-            self._literals = array("q", [h for h, _ in pairs]), array("q", [offset for _, offset in pairs])
+            pairs = sorted((hash(literal) & 0xFFFFFFFF, offset) for literal, offset in first.items())
+            self._literals = array("I", [h for h, _ in pairs]), array("I", [offset for _, offset in pairs])
         hashes, offsets = self._literals
-        wanted = hash(written)
+        wanted = hash(written) & 0xFFFFFFFF
         at = bisect_left(hashes, wanted)
         while at < len(hashes) and hashes[at] == wanted:
             m = LITERAL_NUMBER.match(self.text, offsets[at])
@@ -254,6 +264,7 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
         _add_cell(loaded, cell, add)
     index.alternatives = frozenset(alternatives)
     index.label_at = {index.starts[i]: label for i, label in labels.items()}
+    index.narrow()
     return index
 
 
@@ -293,6 +304,12 @@ class Observed(NamedTuple):
     item: int  # position of the quantity in that file's index
 
 
+def _by_value(values: array[float], f: int, order: array[int]) -> Iterator[tuple[float, int, int]]:
+    """(value, file, item) of one file's figures in `order` (sorted by value, then item)."""
+    for i in order:
+        yield values[i], f, i
+
+
 class SourceIndex:
     """The quantities of a set of source files, searchable by value; built once per set of files."""
 
@@ -302,7 +319,7 @@ class SourceIndex:
         self.files = files
         self.store = store
         self._names: dict[int, _SourceNames] = {}
-        self._labelled: dict[str, list[tuple[int, int]]] | None = None
+        self._labelled: dict[str, list[tuple[int, int]]] = {}
         # results of the stages' searches per claim (subject cells), kept for the index's life (one audit unit)
         self.memo: dict[object, object] = {}
         self._flat_texts: dict[int, str] = {}
@@ -310,27 +327,33 @@ class SourceIndex:
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
         # (value, file, item): a value lookup stays a few bisections however large the corpus. A bucket is
         # three columns (values, files, items); an `Observed` is made only for what a lookup returns.
-        buckets: dict[int, tuple[array[float], array[int], array[int]]] = {}
+        # Each file's figures of one magnitude are sorted by value on their own (stable: equal values stay in item
+        # order), then the files are merged: only a 4-byte column per figure is held beside the result, where one
+        # sort of the whole bucket held a key and an int object per figure.
+        by_magnitude: dict[int, list[tuple[int, array[int]]]] = {}
         widest: dict[int, float] = {}
         for f, index in enumerate(files):
-            values = index.values
+            groups: dict[int, list[int]] = {}
             for i, tolerance in enumerate(index.tolerances):
                 magnitude = -400 if tolerance <= 0 else floor(log10(tolerance))
-                bucket = buckets.get(magnitude)
-                if bucket is None:
-                    bucket = buckets[magnitude] = (array("d"), array("I"), array("I"))
+                group = groups.get(magnitude)
+                if group is None:
+                    group = groups[magnitude] = []
+                if tolerance > widest.get(magnitude, -1.0):
                     widest[magnitude] = tolerance
-                elif tolerance > widest[magnitude]:
-                    widest[magnitude] = tolerance
-                bucket[0].append(values[i])
-                bucket[1].append(f)
-                bucket[2].append(i)
+                group.append(i)
+            for magnitude, group in groups.items():
+                group.sort(key=index.values.__getitem__)
+                by_magnitude.setdefault(magnitude, []).append((f, array("I", group)))
         self._buckets: list[tuple[float, array[float], array[int], array[int]]] = []
-        for magnitude, (values, in_file, items) in sorted(buckets.items()):
-            # a stable sort by value keeps equal values in the order added, which is (file, item) order
-            order = sorted(range(len(values)), key=values.__getitem__)
-            self._buckets.append((widest[magnitude], array("d", [values[k] for k in order]),
-                                  array("I", [in_file[k] for k in order]), array("I", [items[k] for k in order])))
+        for magnitude in sorted(by_magnitude):
+            values, in_file, items = array("d"), array("I"), array("I")
+            for value, f, i in heapq.merge(*(_by_value(files[f].values, f, order)
+                                             for f, order in by_magnitude.pop(magnitude))):
+                values.append(value)
+                in_file.append(f)
+                items.append(i)
+            self._buckets.append((widest[magnitude], values, in_file, items))
 
     @classmethod
     def build(
@@ -371,15 +394,12 @@ class SourceIndex:
         return any(fi.holds_literal(written) for fi in self.files)
 
     def labelled_with(self, word: str) -> list[tuple[int, int]]:
-        """(file, item) of the table cells whose label holds `word` (an inverted index built on first use)."""
-        if self._labelled is None:
-            self._labelled = {}
-            for f, fi in enumerate(self.files):
-                for w, items in fi.words.items():
-                    cells = [(f, i) for i in items if i in fi.labels]
-                    if cells:
-                        self._labelled.setdefault(w, []).extend(cells)
-        return self._labelled.get(word, [])
+        """(file, item) of the table cells whose label holds `word`, in source order (memoised per word)."""
+        cells = self._labelled.get(word)
+        if cells is None:  # built per word asked (a claim's words), not for every word of the corpus
+            cells = self._labelled[word] = [(f, i) for f, fi in enumerate(self.files)
+                                            for i in fi.words.get(word, ()) if i in fi.labels]
+        return cells
 
     def labelled_with_any(self, words: Iterable[str]) -> Iterator[tuple[int, int]]:
         """(file, item) of the table cells whose label holds one of `words`, each once, in source order: the
