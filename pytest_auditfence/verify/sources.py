@@ -97,7 +97,7 @@ class FileIndex:
         if len(self.starts) <= 0xFFFF:
             for word, items in self.words.items():
                 self.words[word] = array("H", items)
-        if not self.lines or self.lines[-1] <= 0xFFFF:
+        if max(self.lines, default=0) <= 0xFFFF:
             self.lines = array("H", self.lines)
         if len(self.forms) <= 0xFF:
             self.codes = array("B", self.codes)
@@ -108,8 +108,8 @@ class FileIndex:
         kind, unit, scale, negative = self.forms[self.codes[item]]
         text = self.texts.get(item) if self.texts else None
         return Quantity.model_construct(
-            text=self.text[start:end] if text is None else text, start=start, end=end, value=self.values[item], kind=kind, unit=unit, scale=scale,
-            tolerance=self.tolerances[item], negative=negative,
+            text=self.text[start:end] if text is None else text, start=start, end=end, value=self.values[item],
+            kind=kind, unit=unit, scale=scale, tolerance=self.tolerances[item], negative=negative,
         )
 
     @property
