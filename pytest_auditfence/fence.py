@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sysconfig
+from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from itertools import accumulate
@@ -202,8 +203,9 @@ class LoadedFile:
         self.path = path
         self.text = text
         self.sha256 = sha256
-        # line i (0-based) starts at starts[i]; split is C-speed even on 100 MB
-        self.starts = [0, *accumulate(len(part) + 1 for part in text.split("\n"))][:-1]
+        # line i (0-based) starts at starts[i]; split is C-speed even on 100 MB; a column of 8 bytes a line
+        self.starts = array("q", accumulate((len(part) + 1 for part in text.split("\n")), initial=0))
+        self.starts.pop()
 
     @property
     def line_count(self) -> int:

@@ -1071,10 +1071,4 @@ def value_anywhere(q: Quantity, index: SourceIndex) -> bool:
     digits = LITERAL_NUMBER.search(q.text)
     if digits is None:
         return False
-    written = digits.group().replace(",", "")
-    for f, fi in enumerate(index.files):
-        if fi.literals is None:
-            fi.literals = frozenset(m.replace(",", "") for m in LITERAL_NUMBER.findall(index.loaded(f).text))
-        if written in fi.literals:
-            return True
-    return False
+    return index.holds_literal(digits.group().replace(",", ""))
