@@ -70,6 +70,8 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     ops = frozenset({"change", "difference", "sum"}) if "change" in cues and not cues & {"ratio", "share"} else None
     if cues and cues <= {"mean"}:
         ops = frozenset()  # 'the average ... was 24%': a mean, which is no operation on a pair (34% - 10% is none)
+    elif "share" in cues and "change" not in cues:
+        ops = frozenset({"ratio", "share"})  # 'A as a percentage of B': A over B, never a change from A to B
     return ops
 
 
@@ -238,6 +240,9 @@ MAX_GROUP = 8
 
 _AS_PERCENT_OF = re.compile(r" as a percent(?:age)? of ")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
+# 'the percentage of products in the total' names a share, as 'as a percentage of' does ('the percentage of
+# change' names a change)
+_PERCENT_OF = re.compile(r" percent(?:age)? of (?!(?:the )?(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
 
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
@@ -252,6 +257,7 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     text = _PERCENT_OF_CHANGE.sub(" ", text)
     # 'A as a percentage of B' names a share of B, and no change: 'percentage' there cues the ratio only
     text = _AS_PERCENT_OF.sub(" as a share of ", text)
+    text = _PERCENT_OF.sub(" share of ", text)
     # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
     # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
     # respectively'): a 'respectively' list states each item's own figure, no difference of them
