@@ -13,7 +13,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, claim_subject, clause_outnamed, column_keys, find_atom, locate,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, claim_subject, clause_outnamed, column_keys, find_atom, locate,
     metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -70,6 +70,8 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     ops = frozenset({"change", "difference", "sum"}) if "change" in cues and not cues & {"ratio", "share"} else None
     if cues and cues <= {"mean"}:
         ops = frozenset()  # 'the average ... was 24%': a mean, which is no operation on a pair (34% - 10% is none)
+    if amount_per_counted(claim, q):
+        ops = frozenset({"ratio"})  # a whole over a count (see table_derivation)
     elif "share" in cues and "change" not in cues:
         ops = frozenset({"ratio", "share"})  # 'A as a percentage of B': A over B, never a change from A to B
     return ops
@@ -273,6 +275,8 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     the periods of a row the claim names, or the rows the claim names in one column: a chance pair of
     unrelated cells is out. Bounded and in source order: the same inputs give the same formula."""
     ops = formula_ops(claim)
+    if amount_per_counted(claim, q):
+        ops &= {"ratio"}  # an amount per employee is a whole over a count, never a mean or sum of wholes
     if not ops:
         return None
     own = claim_subject(claim)

@@ -70,7 +70,28 @@ WEB_PAGE2 = ("<html><body><p>Net sales for fiscal 2018 were $5.1 million.</p><p>
 WEB_PAGE3 = ("<div>In the third quarter, net sales were $5.1 million.</div><div>Net sales were $6.3 million in the "
              "fourth quarter.</div>")
 
-DOCUMENTS = {"zeros-md": ZEROS_MD, "zeros-pdf": ZEROS_PDF, "zeros-html": ZEROS_HTML, "one-md": ONE_PERIOD_MD,
+# a restructuring reserve in millions, and a table of amounts per employee beside their wholes
+RESERVE_ROWS = [["", "Balances, January 31, 2018", "Additions", "Balances, January 31, 2019"],
+                ["Employee termination costs", "$53.0", "$39.2", "$2.0"],
+                ["Facility exit costs", "2.5", "3.2", "0.1"]]
+RESERVE_NOTE = "\nThe plan included a reduction in force of approximately 1,027 employees.\n"
+RESERVE_MD = "Restructuring reserve (Dollars in millions)\n\n| " + " | ".join(RESERVE_ROWS[0]) + " |\n|---|---|---|---|\n" + \
+    "\n".join("| " + " | ".join(r) + " |" for r in RESERVE_ROWS[1:]) + "\n" + RESERVE_NOTE
+RESERVE_CSV = "Restructuring reserve (Dollars in millions)\n" + "\n".join(
+    ",".join(f'"{c}"' if "," in c else c for c in r) for r in RESERVE_ROWS) + "\n" + RESERVE_NOTE
+RESERVE_HTML = "<p>Restructuring reserve (Dollars in millions)</p><table>" + "".join(
+    "<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in RESERVE_ROWS) + "</table><p>" + RESERVE_NOTE + "</p>"
+PER_EMPLOYEE_MD = """Workforce (in thousands, except employees)
+
+|  | 2019 | 2018 |
+|---|---|---|
+| Revenue | $412,300 | $398,100 |
+| Employees | 1,940 | 1,877 |
+| Revenue per employee | $212.5 | $212.1 |
+"""
+
+DOCUMENTS = {"reserve-md": RESERVE_MD, "reserve-csv": RESERVE_CSV, "reserve-html": RESERVE_HTML,
+             "per-employee": PER_EMPLOYEE_MD, "zeros-md": ZEROS_MD, "zeros-pdf": ZEROS_PDF, "zeros-html": ZEROS_HTML, "one-md": ONE_PERIOD_MD,
              "one-csv": ONE_PERIOD_CSV, "costs": COSTS_MD, "costs-prose": COSTS_PROSE, "marked": MARKED_MD,
              "web2": WEB_PAGE2, "web3": WEB_PAGE3}
 
@@ -133,3 +154,21 @@ def test_a_full_stop_before_closing_markup_ends_a_sentence(audit) -> None:
     assert audit("web3", "Net sales in the third quarter were $5.1 million.", "5.1").verdict is Verdict.VERIFIED
     assert _flagged(audit("web3", "Net sales in the third quarter were $6.3 million.", "6.3"))
     assert _flagged(audit("web2", "Net sales for fiscal 2018 were $6.3 million.", "6.3"))
+
+
+@pytest.mark.parametrize("section", ["reserve-md", "reserve-csv", "reserve-html"])
+def test_an_amount_per_employee_is_no_whole_amount(audit, section: str) -> None:
+    whole = audit(section, "Employee termination costs at January 31, 2018 were $0.05 billion.", "0.05")
+    assert whole.verdict is Verdict.VERIFIED, whole.notes  # $53.0 million, restated at the shown precision
+    # the whole amount is no amount per employee: $53.0 million is not $0.05 billion per employee
+    per = "The average employee termination cost per employee at January 31, 2018 was {}."
+    assert _flagged(audit(section, per.format("0.05 billion"), "0.05"))
+    assert _flagged(audit(section, per.format("$53.0 million"), "53.0"))
+    assert _flagged(audit(section, "Termination costs at January 31, 2018 came to $2.0 million per employee.", "2.0"))
+
+
+def test_an_amount_per_employee_is_read_from_its_own_row(audit) -> None:
+    right = audit("per-employee", "Revenue per employee in 2019 was $212.5 thousand.", "212.5")
+    assert right.verdict is Verdict.VERIFIED, right.notes
+    assert _flagged(audit("per-employee", "Revenue per employee in 2019 was $212.1 thousand.", "212.1"))  # 2018's
+    assert _flagged(audit("per-employee", "Revenue per employee in 2019 was $212.5 million.", "212.5"))  # scale
