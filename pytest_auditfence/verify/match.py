@@ -620,6 +620,11 @@ def amount_per_counted(claim: ClaimRecord, q: Quantity) -> bool:
     return _per_counted(before) or _per_counted(after, at_start=True)
 
 
+def label_per_counted(label: CellLabel) -> bool:
+    """Does a cell's row or column name an amount per counted thing ('Revenue per employee')?"""
+    return _per_counted(f"{label.subject_text} {label.column_text}")
+
+
 def _per_counted(text: str, *, at_start: bool = False) -> bool:
     """Does `text` name an amount per counted thing ('cost per employee', '$/employee'; per share apart, see
     `_PER_SHARE`)? Such an amount is another figure than the whole it divides: a cell whose row and columns name
@@ -673,7 +678,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
             if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
-                    and not (per_counted and not _per_counted(f"{label.subject_text} {label.column_text}")):
+                    and not (per_counted and not label_per_counted(label)):
                 kept.append(m)
             continue
         loaded = index.loaded(position[m.source])
