@@ -13,7 +13,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, claim_subject, clause_outnamed, column_keys, find_atom, locate,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, label_per_counted, claim_subject, clause_outnamed, column_keys, find_atom, locate,
     metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -70,6 +70,10 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     ops = frozenset({"change", "difference", "sum"}) if "change" in cues and not cues & {"ratio", "share"} else None
     if cues and cues <= {"mean"}:
         ops = frozenset()  # 'the average ... was 24%': a mean, which is no operation on a pair (34% - 10% is none)
+    if amount_per_counted(claim, q):
+        ops = frozenset({"ratio"})  # a whole over a count (see table_derivation)
+    elif "share" in cues and "change" not in cues:
+        ops = frozenset({"ratio", "share"})  # 'A as a percentage of B': A over B, never a change from A to B
     return ops
 
 
@@ -238,6 +242,9 @@ MAX_GROUP = 8
 
 _AS_PERCENT_OF = re.compile(r" as a percent(?:age)? of ")
 _PERCENT_OF_CHANGE = re.compile(r" percent(?:age)? (?=(?:change|increase|decrease|growth|rise|decline|drop)s? )")
+# 'the percentage of products in the total' names a share, as 'as a percentage of' does ('the percentage of
+# change' names a change)
+_PERCENT_OF = re.compile(r" percent(?:age)? of (?!(?:the )?(?:change|increase|decrease|growth|rise|decline|drop)s? )")
 
 
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
@@ -252,6 +259,7 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     text = _PERCENT_OF_CHANGE.sub(" ", text)
     # 'A as a percentage of B' names a share of B, and no change: 'percentage' there cues the ratio only
     text = _AS_PERCENT_OF.sub(" as a share of ", text)
+    text = _PERCENT_OF.sub(" share of ", text)
     # 'between' and 'from' cue a difference of the two periods a claim names, unless the claim lists one figure per
     # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
     # respectively'): a 'respectively' list states each item's own figure, no difference of them
@@ -267,6 +275,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     the periods of a row the claim names, or the rows the claim names in one column: a chance pair of
     unrelated cells is out. Bounded and in source order: the same inputs give the same formula."""
     ops = formula_ops(claim)
+    per_counted = amount_per_counted(claim, q)
     if not ops:
         return None
     own = claim_subject(claim)
@@ -278,6 +287,15 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         subject = replace(subject, periods=subject.periods | {(year - 1, part)})
     cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
              if o.item not in index.files[o.file].alternatives and not is_weak(index.quantity(o))]
+    # an amount per employee is a change, mean or sum of amounts per employee, a whole over a count, or the mean of
+    # the wholes of the counted things (the rows of a column: 'the average charges per segment'); never a sum or
+    # change of wholes, nor a mean of one row's columns (a balance and the additions to it)
+    per_cells = [o for o in cells if (label := index.label(o)) is not None and label_per_counted(label)]
+    of_wholes = per_counted and not per_cells
+    if per_counted:
+        cells, ops = (per_cells, ops) if per_cells else (cells, ops & {"ratio", "mean"})
+        if not ops:
+            return None
     rows: dict[tuple, list[Observed]] = {}
     columns: dict[tuple, list[Observed]] = {}
     score: dict[tuple, float] = {}
@@ -296,7 +314,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     named = _named_rows(score)
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
-    groups += by_column
+    groups = by_column if of_wholes else groups + by_column
     # a pair of a column's cells is of every row the claim names there ('deferred revenue and accrued warranty
     # over gross deferred tax assets' is no ratio of two of the three)
     pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
@@ -307,8 +325,8 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
-    series = [members[:MAX_GROUP] for row in sorted(named, key=str)
-              for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
+    series = [] if of_wholes else [members[:MAX_GROUP] for row in sorted(named, key=str)
+                                   for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None

@@ -12,7 +12,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
-from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
+from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
 from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -613,6 +613,27 @@ _SHARE_WORDS = frozenset({"share", "shares", "eps"})
 _PER_SHARE_METRICS = frozenset({"eps", "dividend"})
 
 
+def amount_per_counted(claim: ClaimRecord, q: Quantity) -> bool:
+    """Is the claimed figure an amount per counted thing, by its own clause ('the cost per employee was ...',
+    '$2.0 million per employee')?"""
+    before, after = clause_parts(claim, q)
+    return _per_counted(before) or _per_counted(after, at_start=True)
+
+
+def label_per_counted(label: CellLabel) -> bool:
+    """Does a cell's row or column name an amount per counted thing ('Revenue per employee')?"""
+    return _per_counted(f"{label.subject_text} {label.column_text}")
+
+
+def _per_counted(text: str, *, at_start: bool = False) -> bool:
+    """Does `text` name an amount per counted thing ('cost per employee', '$/employee'; per share apart, see
+    `_PER_SHARE`)? Such an amount is another figure than the whole it divides: a cell whose row and columns name
+    no 'per' ('Employee termination costs' 53.0) is no evidence for 'cost per employee of $0.05 million'."""
+    found = [PER_UNIT.match(text.lstrip())] if at_start else list(PER_UNIT.finditer(text))
+    return any(m is not None and not _PER_SHARE.match(m.string, m.start()) for m in found) or (
+        not at_start and re.search(r"[a-z$]\s*/\s*(?!share)[a-z]{3,}", text.lower()) is not None)
+
+
 def _named_before(claim: ClaimRecord, q: Quantity, reach: int) -> str:
     """The claim's words from the nearest gap between figures before `q` (within `reach` characters: its
     clause) that names a subject, up to `q`; the whole reach when none does."""
@@ -650,12 +671,14 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
     quarters = figure.quarters or sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     qualified = _claim_qualifiers(claim, q)
+    per_counted = amount_per_counted(claim, q)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
             if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
-                    and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label):
+                    and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
+                    and not (per_counted and not label_per_counted(label)):
                 kept.append(m)
             continue
         loaded = index.loaded(position[m.source])
@@ -873,7 +896,9 @@ def _quarters(text: str) -> set[str]:
     return {key for _, _, key in quantities.period_mentions(text) if key.startswith("Q")}
 
 
-_SENTENCE_BREAK = re.compile(r"[.!?;](?=\s)|\n\s*\n")
+# a full stop ends a sentence before a space, or before closing markup ('2018.</p><p>', '2018.**', '2018." '): a
+# period named in one paragraph of a web page dates no figure of the next
+_SENTENCE_BREAK = re.compile(r"[.!?;](?=\s|<[/A-Za-z]|[*_\"\u201d\u2019)]+(?:\s|<|$))|\n\s*\n")
 _CLAUSE_BREAK = re.compile(r"[,.!?;](?=\s)|\n\s*\n")
 
 

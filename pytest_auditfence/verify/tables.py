@@ -153,15 +153,43 @@ def format_period(period: Period) -> str:
 _NUMERIC_CELL = re.compile(
     r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
 )
-_EMPTY_CELL = re.compile(r"[\s\-−–—*_\"']*|n/?a|nm|—")
+_EMPTY_CELL = re.compile(r"[\s\-−–—―*_\"']*|n/?a|nm|—|―")
 
 
 def _is_figure(text: str) -> bool:
-    """A cell holding one figure ('$  1,452.4', '(1,234)', '12.5%'); a bare year ('2019') is a period header."""
-    return _NUMERIC_CELL.fullmatch(text) is not None and _BARE_YEAR.fullmatch(text) is None
+    """A cell holding one figure ('$  1,452.4', '(1,234)', '12.5%'); a bare year ('2019') is a period header, and
+    the zeros of a scale ('$000', '(000)') a column's scale."""
+    return (_NUMERIC_CELL.fullmatch(text) is not None and _BARE_YEAR.fullmatch(text) is None
+            and _SCALE_ZEROS.fullmatch(text) is None)
+
+
+# a header cell stating its column's scale as the zeros its figures leave out ('$000', "'000", '(000s)', "RMB'000",
+# 'in $000s'): thousands, never a figure 0 (quantities reads the scale)
+_SCALE_ZEROS = re.compile(r"(?i)[\s(]*(?:in\s+)?(?:[a-z]{0,3}\s?[$€£¥]|[a-z]{2,3}\s?)?['\u2019\u2018]?000s?[\s)]*")
 
 
 _BARE_YEAR = re.compile(rf"[\s*_]*{_YEAR}[\s*_]*")
+
+
+# a footnote mark after a cell's figure, period or label ('1,234(1)', '2019 (a)', '12.5¹', '840*'): no part of it
+_MARK = r"(?:\s*(?:\(\d{1,2}\)|\([a-z]\)|\[\d{1,2}\]|[*†‡¹²³⁴⁵⁶⁷⁸⁹⁰]+))+"
+_MARKED_FIGURE = re.compile(rf"(?P<kept>.*?[\d%)A-Za-z])(?P<mark>{_MARK})\s*")
+
+
+def _without_mark(text: str) -> str:
+    """A cell's text less a trailing footnote mark ('1,234' of '1,234(1)'); a figure in parentheses ('(1)',
+    '(1,234)') is a negative figure, not a mark."""
+    if text.lstrip().startswith(("*", "_")):  # markdown emphasis ('**1,234**'), no mark
+        return text
+    found = _MARKED_FIGURE.fullmatch(text)
+    return found.group("kept") if found and found.group("kept").strip(" ($€£¥-−–") else text
+
+
+def _unmarked(text: str, a: int, b: int) -> tuple[int, int]:
+    """The span of a cell less its trailing footnote mark (see `_without_mark`)."""
+    cell = text[a:b]
+    kept = _without_mark(cell.rstrip())
+    return (a, a + len(kept)) if kept != cell.rstrip() else (a, b)
 
 
 def _is_period(text: str) -> bool:
@@ -402,7 +430,7 @@ def _pdf_grids(text: str) -> list[_Grid]:
             current, pending = None, []
             continue
         cells = _pdf_cells(pos, line)
-        texts = [text[a:b] for a, b in cells]
+        texts = [_without_mark(text[a:b]) for a, b in cells]
         figures = sum(_is_figure(t) for t in texts)
         if len(cells) >= 2 and figures >= 1 and not _GAP.search(stripped[:1]) and _gapped(line):
             if current is None:
@@ -433,7 +461,7 @@ def _is_header_text(text: str) -> bool:
     """Words, a period ('2019', 'FY2024') or a date ('December 31,'): a header or section line of page text.
     A footnote mark ('Assets allocated to segments:(1)') is no figure."""
     text = _FOOTNOTE.sub("", text)
-    return _is_period(text) or not any(c.isdigit() for c in text) or _MONTH.search(text) is not None
+    return _is_period(text) or _SCALE_ZEROS.fullmatch(text) is not None or not any(c.isdigit() for c in text) or _MONTH.search(text) is not None
 
 
 _FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
@@ -460,6 +488,13 @@ def _spanned(texts: list[str], index: int) -> str:
     return texts[filled[0] + (index - filled[0]) // stride * stride]
 
 
+def _lone_period_cell(texts: list[str]) -> str:
+    """A header row whose one filled cell beyond the row-label column is a period ('' | '' | '2019'): the table's
+    one period, dating every column below it wherever it stands ('' when the row holds anything else)."""
+    filled = [t for t in texts[1:] if t and not _is_empty(t)]
+    return filled[0] if len(filled) == 1 and _is_period(filled[0]) else ""
+
+
 def _gapped(line: str) -> bool:
     return bool(_GAP.search(line.strip()))
 
@@ -482,7 +517,7 @@ def _caption_above(text: str, start: int) -> str:
 
 
 def _interpret(text: str, grid: _Grid) -> list[Cell]:
-    rows = [[(a, b, text[a:b].strip()) for a, b in row] for row in grid.rows]
+    rows = [[(a, b, text[a:b].strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
     first_data = next(
         (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)), None
     )
@@ -563,6 +598,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
                     # filled cell to the left, unless that is the row-label column
                     left = [t for t in texts[1:index] if t]
                     cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 else _spanned(texts, index)
+                    cell = cell or _lone_period_cell(texts)
             if cell and not _is_empty(cell):
                 found.append(cell)
         return tuple(found)
