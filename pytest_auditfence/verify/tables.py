@@ -74,7 +74,9 @@ _PERIOD = re.compile(
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
 )
-_SPACED_YEAR = re.compile(r"(?<!\d)(?<!\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
+# a letter-spaced year ('2 0 1 8'), not within a run of spaced digits ('1 2 0 1 8 7'); after a day ('December 31
+# 2 0 1 8' of a header joined from two rows) too
+_SPACED_YEAR = re.compile(r"(?<!\d)(?<!(?<!\d)\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
 _ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
 
 

@@ -52,6 +52,13 @@ def _json(caption: str, rows: list[list[str]], below: str) -> str:
     return json.dumps({"caption": caption, "table": rows, "text": below})
 
 
+def _records(caption: str, rows: list[list[str]], below: str) -> str:
+    """JSON records, each keyed by its column's header ('December 31 2 0 1 8'), as a document tool returns them."""
+    keys = ["line_item", *rows[0][1:]]
+    return json.dumps({"caption": caption, "rows": [dict(zip(keys, row, strict=True)) for row in rows[1:]],
+                       "text": below})
+
+
 FORMS = {"markdown": _markdown, "html": _html, "csv": _csv, "pdf": _page, "json": _json}
 
 TABLES: dict[str, tuple[str, list[list[str]], str]] = {
@@ -82,6 +89,12 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Product revenue", "1,248", "1,100"],
         ["Service revenue", "312", "290"]],
         ""),
+    # a letter-spaced year after the day of a date header ('December 31 2 0 1 8', a PDF's spacing)
+    "spaced year": ("Deferred tax assets (U.S. $ in thousands)", [
+        ["", "December 31 2019", "December 31 2 0 1 8"],
+        ["Operating loss carryforward", "73,260", "57,768"],
+        ["Net deferred tax asset", "795", "772"]],
+        ""),
     # a 'Total' row alone under a caption naming what it totals
     "segments": ("Revenue by segment (in millions)", [
         ["", "2019", "2018"],
@@ -96,7 +109,7 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
 def get_table(form: str, table: str) -> str:
     """One table of the annual report with the text below it, in the form asked for."""
     caption, rows, below = TABLES[table]
-    return FORMS[form](caption, rows, below)
+    return {**FORMS, "records": _records}[form](caption, rows, below)
 
 
 @pytest.fixture
@@ -151,3 +164,14 @@ def test_a_scale_row_in_the_labels_column_is_the_caption_not_a_section(audit, fo
            [("Product revenue was $1.248 million in 2019.", "$1.248 million"),  # the wrong scale
             ("Product revenue was $1.1 billion in 2019.", "$1.1 billion"),  # the other period
             ("Service revenue was $209 million in 2018.", "$209 million")])  # invented
+
+
+@pytest.mark.parametrize("form", ["records", "json", "markdown"])
+def test_a_letter_spaced_year_after_a_day_is_the_year(audit, form: str) -> None:
+    _check(audit, form, "spaced year",
+           [("The operating loss carryforward in 2019 and 2018 was $73,260 thousand and $57,768 thousand, "
+             "respectively.", "$57,768 thousand"),
+            ("The percentage change in the net deferred tax asset from 2018 to 2019 was 2.98%.", "2.98%")],
+           [("The operating loss carryforward in 2019 and 2018 was $57,768 thousand and $73,260 thousand, "
+             "respectively.", "$57,768 thousand"),  # the other period
+            ("The percentage change in the net deferred tax asset from 2018 to 2019 was 3.98%.", "3.98%")])  # invented
