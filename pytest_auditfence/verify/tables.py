@@ -501,7 +501,8 @@ def _scale_row(row: list[tuple[int, int, str]]) -> bool:
 # a sentence that introduces a table and states its scale ('Other assets consist of the following (in thousands):',
 # 'revenue by type was as follows (table in millions):', 'summarized below (amounts in millions).')
 _LEAD_IN = re.compile(
-    r"(?i)\b(?:follow\w*|below|table|summar\w*|consist\w*|compris\w*|compos\w*|presents?|sets?\s+forth)\b[^.:;\n]{0,240}?"
+    r"(?i)\b(?:follow\w*|below|table|summar\w*|consist\w*|compris\w*|compos\w*|presents?|sets?\s+forth)\b"
+    r"(?:[^.:;\n]|\.(?=\S)|(?<=\b[A-Z])\.|\n(?![ \t]*\n)){0,240}?"  # one sentence: 'U.S.' ends none, nor a wrapped line
     r"(?P<scale>\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\))\s*[:.]"
 )
 _LEAD_IN_CHARS = 4000
@@ -512,11 +513,14 @@ def _grid_end(grid: _Grid) -> int:
 
 
 def _lead_in_below(text: str, end: int) -> str:
-    """The scale phrase of a sentence below the last table of a file that introduces a table ('Other assets consist
-    of the following (in thousands):'): no table follows it, so the one above is the table it states the scale of
-    (a document tool renders a table before the text around it). '' when none."""
+    """A sentence below the last table of a file that introduces a table and states its scale ('Other assets consist
+    of the following (in thousands):'): no table follows it, so the one above is the table it is the caption of (a
+    document tool renders a table before the text around it). '' when none."""
     m = _LEAD_IN.search(text, end, min(len(text), end + _LEAD_IN_CHARS))
-    return m.group("scale") if m else ""
+    if m is None:
+        return ""
+    start = max(text.rfind("\n", end, m.start()), text.rfind(". ", end, m.start())) + 1
+    return " ".join(text[start:m.end()].split())
 
 
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
@@ -570,11 +574,13 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     header_text = " ".join(t for row in headers for _, _, t in row)
     if caption_scale is None and caption_unit is None and header_text:
         caption_scale, caption_unit = quantities.detect_scale_context(header_text)
-    if below and caption_scale is None:
-        # the lead-in below the table states its scale (and its 'except per share data') as a caption would
+    if below:
+        # the lead-in below the table names what it holds and states its scale (and its 'except per share data')
+        # as a caption would; the caption's own scale stands first
         caption = f"{caption} {below}".strip()
-        lead_scale, lead_unit = quantities.detect_scale_context(below)
-        caption_scale, caption_unit = lead_scale, caption_unit or lead_unit
+        if caption_scale is None:
+            lead_scale, lead_unit = quantities.detect_scale_context(_SCALE_PHRASE.search(below).group())
+            caption_scale, caption_unit = lead_scale, caption_unit or lead_unit
     if caption_scale is None and caption_unit is None:
         caption_scale, caption_unit = _stated_scale(text, grid.start)
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))

@@ -95,6 +95,14 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Operating loss carryforward", "73,260", "57,768"],
         ["Net deferred tax asset", "795", "772"]],
         ""),
+    # a 'Total' row alone, named by the lead-in below the table ('U.S.' ends no sentence)
+    "income by region": ("Table 1 $ in millions", [
+        ["", "2019", "2018", "2017"],
+        ["United States", "$65.8", "$62.8", "$45.6"],
+        ["Foreign", "0.3", "0.1", "(0.1)"],
+        ["Total", "$66.1", "$62.9", "$45.5"]],
+        "The following table summarizes our U.S. and foreign components of income (loss) from continuing operations "
+        "before income taxes (in millions):"),
     # a 'Total' row alone under a caption naming what it totals
     "segments": ("Revenue by segment (in millions)", [
         ["", "2019", "2018"],
@@ -175,3 +183,17 @@ def test_a_letter_spaced_year_after_a_day_is_the_year(audit, form: str) -> None:
            [("The operating loss carryforward in 2019 and 2018 was $57,768 thousand and $73,260 thousand, "
              "respectively.", "$57,768 thousand"),  # the other period
             ("The percentage change in the net deferred tax asset from 2018 to 2019 was 3.98%.", "3.98%")])  # invented
+
+
+@pytest.mark.parametrize("form", ["markdown", "html", "csv", "pdf"])
+def test_a_lead_in_below_the_table_names_its_total_row(audit, form: str) -> None:
+    _check(audit, form, "income by region",
+           [("The total income from continuing operations before income taxes in 2019 was $66.1 million.",
+             "$66.1 million"),
+            ("The percentage change in total income from continuing operations between 2018 and 2019 was 5.09%.",
+             "5.09%")],
+           [("The total income from continuing operations before income taxes in 2019 was $62.9 million.",
+             "$62.9 million"),  # the other period
+            ("The total revenue in 2019 was $66.1 million.", "$66.1 million"),  # another subject
+            ("The percentage change in total income from continuing operations between 2018 and 2019 was 4.78%.",
+             "4.78%")])  # the United States' change
