@@ -685,10 +685,11 @@ _TOTAL_SLACK = 0.005
 def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
     """A row 'Total' alone under a section is named 'Total <section>' ('Total' under 'Revenue:' is total revenue)
     where the section's other rows add up to it in its column; else it may be the table's total, and keeps its
-    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee)."""
+    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee). A row of figures
+    without a label is a subtotal line of the same kind, where it adds up so."""
     out = list(cells)
     for i, cell in enumerate(cells):
-        if not cell.label.section or not _TOTAL_ALONE.match(cell.label.row):
+        if not cell.label.section or not (_TOTAL_ALONE.match(cell.label.row) or not cell.label.row.strip()):
             continue
         total = _cell_value(text, cell)
         parts = []

@@ -103,6 +103,19 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Total", "$66.1", "$62.9", "$45.5"]],
         "The following table summarizes our U.S. and foreign components of income (loss) from continuing operations "
         "before income taxes (in millions):"),
+    # a row of figures without a label under a section: its subtotal where the section's rows add up to it
+    "debtors": ("Debtors (in millions)", [
+        ["", "2019", "2018"],
+        ["Amounts falling due within one year:", "", ""],
+        ["Amounts owed by subsidiaries", "242,976", "220,871"],
+        ["Taxation recoverable", "233", "–"],
+        ["Other debtors", "215", "362"],
+        ["", "243,424", "221,233"],
+        ["Amounts falling due after more than one year:", "", ""],
+        ["Derivative financial instruments", "3,439", "2,449"],
+        ["Deferred tax", "41", "31"],
+        ["", "3,480", "2,480"]],
+        ""),
     # a 'Total' row alone under a caption naming what it totals
     "segments": ("Revenue by segment (in millions)", [
         ["", "2019", "2018"],
@@ -197,3 +210,15 @@ def test_a_lead_in_below_the_table_names_its_total_row(audit, form: str) -> None
             ("The total revenue in 2019 was $66.1 million.", "$66.1 million"),  # another subject
             ("The percentage change in total income from continuing operations between 2018 and 2019 was 4.78%.",
              "4.78%")])  # the United States' change
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_row_without_a_label_that_adds_up_its_section_is_its_total(audit, form: str) -> None:
+    _check(audit, form, "debtors",
+           [("The total amount falling due within one year in 2019 was $243,424 million.", "$243,424 million"),
+            ("The average total amount falling due within one year for 2018 and 2019 was $232,328.5 million.",
+             "$232,328.5 million")],
+           [("The total amount falling due within one year in 2018 was $243,424 million.", "$243,424 million"),
+            ("The total amount falling due within one year in 2019 was $243,424 billion.", "$243,424 billion"),
+            ("The average total amount falling due within one year for 2018 and 2019 was $232,382.5 million.",
+             "$232,382.5 million")])  # invented
