@@ -568,9 +568,13 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             section = section or filled[0][1].rstrip(":")
     block = next((found for row in reversed(headers) if (found := lone_period(row))), frozenset())
     headers = [row for row in headers if not lone_period(row)]
-    caption = " ".join([_caption_above(text, grid.start),
-                        *(next(t for _, _, t in row if not _is_empty(t)) for row in stated)]).strip()
-    caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
+    scale_rows = " ".join(next(t for _, _, t in row if not _is_empty(t)) for row in stated)
+    caption = " ".join([_caption_above(text, grid.start), scale_rows]).strip()
+    # the table's own scale row states its scale and currency before the lines above it (prose above a table may
+    # say 'pounds' of chicken, which is no currency of the table)
+    caption_scale, caption_unit = quantities.detect_scale_context(scale_rows) if scale_rows else (None, None)
+    if caption_scale is None and caption:
+        caption_scale, caption_unit = quantities.detect_scale_context(caption)
     header_text = " ".join(t for row in headers for _, _, t in row)
     if caption_scale is None and caption_unit is None and header_text:
         caption_scale, caption_unit = quantities.detect_scale_context(header_text)

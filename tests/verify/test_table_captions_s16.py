@@ -83,9 +83,9 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Service revenue", "312", "290"]],
         ""),
     # a header row holding only a scale, in the labels' column ('($ in millions) | | ')
-    "scale in the labels' column": ("Table 1", [
+    "scale in the labels' column": ("Inventories. The plant processed 129.1 million pounds of chicken in 2019.", [
         ["", "2019", "2018"],
-        ["$ in millions", "", ""],
+        ["(In millions)", "", ""],
         ["Product revenue", "1,248", "1,100"],
         ["Service revenue", "312", "290"]],
         ""),
@@ -179,6 +179,7 @@ def test_a_total_row_alone_totals_what_the_caption_names(audit, form: str) -> No
 
 @pytest.mark.parametrize("form", sorted(FORMS))
 def test_a_scale_row_in_the_labels_column_is_the_caption_not_a_section(audit, form: str) -> None:
+    # the scale row states the table's scale and currency before the prose above it ('pounds' of chicken is no GBP)
     _check(audit, form, "scale in the labels' column",
            [("Product revenue was $1.248 billion in 2019.", "$1.248 billion"),
             ("Service revenue was $290 million in 2018.", "$290 million")],
