@@ -19,7 +19,7 @@ from pytest_auditfence.verify.match import (
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import TOTAL_ROW, Period, format_period, words_besides_periods
+from pytest_auditfence.verify.tables import TOTAL_ROW, CellLabel, Period, format_period, words_besides_periods
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -305,7 +305,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             continue
         row = (o.file, label.row, label.section, label.caption)
         rows.setdefault(row, []).append(o)
-        stems = row_stems(label)
+        stems = row_stems(label) | _caption_total(label, subject.keys)
         score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
         if row_named(subject, label) and not other_period(own, label):
             # a column's rows are compared within the claim's own periods: the period before one, added above
@@ -382,6 +382,21 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             or _defined_ratio(claim, q, index, own, ops, slack)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack)
             or _two_step(claim, q, index, own, rows, named, by_column, ops, slack))
+
+
+# what a caption says besides its subject: its scale ('(in thousands, except per share data)') and 'Table 1'
+_CAPTION_NOISE = re.compile(r"(?i)\([^()]*\b(?:thousands|millions|billions)\b[^()]*\)|\btable\s+\d+\b")
+
+
+def _caption_total(label: CellLabel, keys: frozenset[str]) -> set[str]:
+    """A row 'Total' alone is the total of what the table's caption names ('Total' under 'Revenue by segment' is
+    total revenue): 'total' and the caption's stems among the claim's `keys`; none for any other row or when the
+    caption names nothing the claim does (the lines above a table hold more than its title, so the stems the claim
+    does not name are no part of the row's name)."""
+    if not TOTAL_ROW.match(label.row) or content_words(label.row):
+        return set()
+    named = subject_keys(_CAPTION_NOISE.sub(" ", label.caption)) & keys
+    return named | {TOTAL_KEY} if named else set()
 
 
 def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
@@ -912,7 +927,12 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
         label = index.label(o)
         return label is None or not other_period(subject, label)
 
-    chosen = [o for _, o in pool if own_period(o)][:DERIVE_POOL]
+    def named(o: Observed) -> bool:
+        # a fallback operand is found by words anywhere on its line or by its line alone: a table cell stands for
+        # its row and column, so one whose row label and column header name nothing the claim names is no operand
+        return index.label(o) is None or stands_by_subject(index, o, set(subject.keys))
+
+    chosen = [o for _, o in pool if own_period(o) and named(o)][:DERIVE_POOL]
     if len(chosen) >= DERIVE_POOL:
         return chosen
     own = set(subject_words(claim, q))
@@ -922,7 +942,7 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
         if len(chosen) >= DERIVE_POOL:
             break
         if (o.file, o.item) in seen or o.item in index.files[o.file].alternatives or is_weak(index.quantity(o)) \
-                or not own_period(o):
+                or not own_period(o) or not named(o):
             continue
         seen.add((o.file, o.item))
         chosen.append(o)

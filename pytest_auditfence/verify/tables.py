@@ -74,7 +74,9 @@ _PERIOD = re.compile(
     rf"|(?P<ord>first|second|third|fourth)[ \t]+quarter(?:[ \t]+of)?(?:[ \t]+(?:fiscal|FY))?[ \t]+(?P<oy>{_YEAR})\b"
     rf"|(?P<y>{_YEAR})(?![\d.,]*\d))"
 )
-_SPACED_YEAR = re.compile(r"(?<!\d)(?<!\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
+# a letter-spaced year ('2 0 1 8'), not within a run of spaced digits ('1 2 0 1 8 7'); after a day ('December 31
+# 2 0 1 8' of a header joined from two rows) too
+_SPACED_YEAR = re.compile(r"(?<!\d)(?<!(?<!\d)\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
 _ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
 
 
@@ -516,7 +518,47 @@ def _caption_above(text: str, start: int) -> str:
     return " ".join(lines)
 
 
-def _interpret(text: str, grid: _Grid) -> list[Cell]:
+# a header cell that states only a scale, with its currency ('(in millions)', '$ in thousands', 'US$'000', '£000')
+_SCALE_ONLY = re.compile(
+    r"(?i)\(?\s*(?:(?:tabular\s+)?(?:amounts?|dollars?|figures?)\s+)?(?:in\s+)?"
+    r"(?:u\.?s\.?\s*\$|us\$|[$€£¥]|usd|eur|gbp|rmb|hk\$|s\$|a\$|c\$)?\s*(?:in\s+)?['’]?\s*"
+    r"(?:000s?|thousands?|millions?|billions?|mn|bn|m|k)\b\.?\s*(?:,\s*except\b[^()]*)?\)?")
+
+
+def _scale_row(row: list[tuple[int, int, str]]) -> bool:
+    """Is a header row a scale alone ('| | (in millions) | |', '| | US$'000 | US$'000 |'), in whichever column it
+    stands? Then it is the table's caption, not the header of the column it happens to stand over."""
+    filled = [t for _, _, t in row if not _is_empty(t)]
+    return bool(filled) and all(_SCALE_ONLY.fullmatch(t) and quantities.detect_scale_context(t)[0] is not None
+                                for t in filled)
+
+
+# a sentence that introduces a table and states its scale ('Other assets consist of the following (in thousands):',
+# 'revenue by type was as follows (table in millions):', 'summarized below (amounts in millions).')
+_LEAD_IN = re.compile(
+    r"(?i)\b(?:follow\w*|below|table|summar\w*|consist\w*|compris\w*|compos\w*|presents?|sets?\s+forth)\b"
+    r"(?:[^.:;\n]|\.(?=\S)|(?<=\b[A-Z])\.|\n(?![ \t]*\n)){0,240}?"  # one sentence: 'U.S.' ends none, nor a wrapped line
+    r"(?P<scale>\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\))\s*[:.]"
+)
+_LEAD_IN_CHARS = 4000
+
+
+def _grid_end(grid: _Grid) -> int:
+    return max((b for row in grid.rows for _, b in row), default=grid.start)
+
+
+def _lead_in_below(text: str, end: int) -> str:
+    """A sentence below the last table of a file that introduces a table and states its scale ('Other assets consist
+    of the following (in thousands):'): no table follows it, so the one above is the table it is the caption of (a
+    document tool renders a table before the text around it). '' when none."""
+    m = _LEAD_IN.search(text, end, min(len(text), end + _LEAD_IN_CHARS))
+    if m is None:
+        return ""
+    start = max(text.rfind("\n", end, m.start()), text.rfind(". ", end, m.start())) + 1
+    return " ".join(text[start:m.end()].split())
+
+
+def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     rows = [[(a, b, text[a:b].strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
     first_data = next(
         (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)), None
@@ -526,7 +568,7 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
     headers = rows[:first_data]
     # a header line that only states the scale ('(In thousands, except percentages)') is the table's caption,
     # not a column: 'percentages' makes no column a column of percentages
-    stated = [row for row in headers if len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])]
+    stated = [row for row in headers if (len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])) or _scale_row(row)]
     headers = [row for row in headers if not any(row is r for r in stated)]
     section = ""
     margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
@@ -561,11 +603,23 @@ def _interpret(text: str, grid: _Grid) -> list[Cell]:
             section = section or filled[0][1].rstrip(":")
     block = next((found for row in reversed(headers) if (found := lone_period(row))), frozenset())
     headers = [row for row in headers if not lone_period(row)]
-    caption = " ".join([_caption_above(text, grid.start), *(row[0][2] for row in stated)]).strip()
-    caption_scale, caption_unit = quantities.detect_scale_context(caption) if caption else (None, None)
+    scale_rows = " ".join(next(t for _, _, t in row if not _is_empty(t)) for row in stated)
+    caption = " ".join([_caption_above(text, grid.start), scale_rows]).strip()
+    # the table's own scale row states its scale and currency before the lines above it (prose above a table may
+    # say 'pounds' of chicken, which is no currency of the table)
+    caption_scale, caption_unit = quantities.detect_scale_context(scale_rows) if scale_rows else (None, None)
+    if caption_scale is None and caption:
+        caption_scale, caption_unit = quantities.detect_scale_context(caption)
     header_text = " ".join(t for row in headers for _, _, t in row)
     if caption_scale is None and caption_unit is None and header_text:
         caption_scale, caption_unit = quantities.detect_scale_context(header_text)
+    if below:
+        # the lead-in below the table names what it holds and states its scale (and its 'except per share data')
+        # as a caption would; the caption's own scale stands first
+        caption = f"{caption} {below}".strip()
+        if caption_scale is None:
+            lead_scale, lead_unit = quantities.detect_scale_context(_SCALE_PHRASE.search(below).group())
+            caption_scale, caption_unit = lead_scale, caption_unit or lead_unit
     if caption_scale is None and caption_unit is None:
         caption_scale, caption_unit = _stated_scale(text, grid.start)
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
@@ -671,10 +725,11 @@ _TOTAL_SLACK = 0.005
 def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
     """A row 'Total' alone under a section is named 'Total <section>' ('Total' under 'Revenue:' is total revenue)
     where the section's other rows add up to it in its column; else it may be the table's total, and keeps its
-    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee)."""
+    label (a 'Total' after the 'Non-audit Fees:' rows of an audit fees table totals every fee). A row of figures
+    without a label is a subtotal line of the same kind, where it adds up so."""
     out = list(cells)
     for i, cell in enumerate(cells):
-        if not cell.label.section or not _TOTAL_ALONE.match(cell.label.row):
+        if not cell.label.section or not (_TOTAL_ALONE.match(cell.label.row) or not cell.label.row.strip()):
             continue
         total = _cell_value(text, cell)
         parts = []
@@ -817,13 +872,16 @@ def read_tables(text: str) -> list[Cell]:
         return []
     cells: list[Cell] = []
     taken: set[tuple[int, int]] = set()
-    for reader in (_pipe_grids, _list_grids, _html_grids, _csv_grids, _pdf_grids):
-        for grid in reader(text):
-            for cell in _interpret(text, grid):
-                key = (cell.start, cell.end)
-                if key not in taken:
-                    taken.add(key)
-                    cells.append(cell)
+    grids = [grid for reader in (_pipe_grids, _list_grids, _html_grids, _csv_grids, _pdf_grids) for grid in reader(text)]
+    below = _lead_in_below(text, max(map(_grid_end, grids))) if grids else ""
+    for grid in grids:
+        # the lead-in below the last table is that table's (each reader that finds it: no grid starts after it)
+        last = not any(other.start > _grid_end(grid) for other in grids)
+        for cell in _interpret(text, grid, below if last else ""):
+            key = (cell.start, cell.end)
+            if key not in taken:
+                taken.add(key)
+                cells.append(cell)
     for cell in _record_cells(text):
         if (cell.start, cell.end) not in taken:
             taken.add((cell.start, cell.end))
