@@ -734,6 +734,10 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and long_sentence_line(loaded, m.offset) \
                     and not _about_figure(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters):
                 continue
+            if window is not None and range_apart(claim.claim, q.start - claim.start, q.end - claim.start, loaded.text, m.offset, end):
+                continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
+            if window is not None and base_year_apart(claim.claim, q.start - claim.start, q.end - claim.start, loaded.text, m.offset, end):
+                continue  # 'up 16.3% from the previous year' by '(in 2021) increased ... 16.3% from 2019 levels'
             if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
                 continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
             kept.append(m)
@@ -745,6 +749,59 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+_NUMBER = r"([$€£¥]?)\(?(\d[\d,]*(?:\.\d+)?)\)?(\s?%|\s+percent\b)?"
+_RANGE_AFTER = re.compile(r"\s?(?:-|–|to|through)\s?" + _NUMBER)
+_RANGE_BEFORE = re.compile(_NUMBER + r"\s?(?:-|–|to|through)\s?(?:[$€£¥]\s?)?$")
+
+
+def range_ends(text: str, start: int, end: int) -> dict[str, float]:
+    """The other end of the range whose one end is the figure at [start, end) of `text`, by side ('4.8% to 6.6%':
+    {'after': 6.6} for the 4.8%); an end of another unit is no range ('grew 20.9% to $2.55')."""
+    if not 0 <= start <= end <= len(text):
+        return {}
+    figure = text[start:end]
+    money, percent = figure.lstrip("(")[:1] in "$€£¥", figure.rstrip().endswith(("%", "percent"))
+    ends: dict[str, float] = {}
+    for side, m in (("after", _RANGE_AFTER.match(text, end)), ("before", _RANGE_BEFORE.search(text, max(0, start - 24), start))):
+        if m is not None and (not m.group(1) or money) and (not m.group(3) or percent):
+            ends[side] = float(m.group(2).replace(",", ""))
+    return ends
+
+
+def range_apart(claimed: str, a: int, b: int, source: str, start: int, end: int) -> bool:
+    """Is the claimed figure one end of a range whose other end differs from the source range's, on the same side?"""
+    mine = range_ends(claimed, a, b)
+    theirs = range_ends(source, start, end) if mine else {}
+    return any(side in theirs and abs(value - theirs[side]) > 1e-9 for side, value in mine.items())
+
+
+# The period a change is measured from, named right after its figure ('16.3% from 2019 levels', 'up 9% year over year')
+_BASE_YEAR = re.compile(r"(?i)\s*(?:,\s*)?(?:\w+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with))\s+(?:the\s+)?"
+                        r"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?'?((?:19|20)\d\d)\b")
+_PREVIOUS_YEAR = re.compile(r"(?i)\s*(?:,\s*)?(?:\w+\s+){0,2}?(?:(?:from|over|versus|vs\.?|compared\s+(?:to|with))\s+"
+                            r"(?:the\s+)?(?:previous|prior|last|preceding)\s+year|year[- ]over[- ]year|a\s+year\s+(?:ago|earlier))")
+
+
+def base_year_apart(claimed: str, a: int, b: int, source: str, start: int, end: int) -> bool:
+    """Does the claimed change name another base period than the source figure's? A source change measured from a
+    named year ('diluted EPS of $3.50 in 2021 increased 34.6% from 2020 and 16.3% from 2019') is from that year: no
+    evidence for a change claimed from another year, nor from the previous year when its sentence names a later
+    year than the one after the base ('from the previous year' in 2021 is from 2020, not 2019)."""
+    if not 0 <= a <= b <= len(claimed):
+        return False
+    base = _BASE_YEAR.match(source, end, min(len(source), end + 60))
+    if base is None:
+        return False
+    year = int(base.group(1))
+    named = _BASE_YEAR.match(claimed, b, min(len(claimed), b + 60))
+    if named is not None:
+        return int(named.group(1)) != year
+    if not _PREVIOUS_YEAR.match(claimed, b, min(len(claimed), b + 60)):
+        return False
+    years = [int(y) for y in _YEAR.findall(_sentence_around(source, start, end) + source[end:base.end()])]
+    return bool(years) and max(years) > year + 1
 
 
 _QUALIFIERS = {axis: [(name, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for name, patterns in values.items()]

@@ -26,6 +26,10 @@ CALL = (
     "Revenue for the quarter was $1.18 billion and adjusted EBITDA was $264 million, compared with $1.02 billion and "
     "$198 million in 2020, as volumes recovered across the distribution network.\n"
     "Diluted EPS rose to $2.95 from $2.51 on higher volumes and better pricing.\n"
+    "Excluding these items, adjusted EPS of $4.10 in 2021 increased 28.4% from 2020 and 12.6% from 2019 levels.\n"
+    "Revenue is expected to grow 3.9% to 5.7% in the first quarter and 11.4% to 14.0% for the full year.\n"
+    "We now expect adjusted diluted earnings per share of $7.40 to $7.65, which represents growth of 8.3% to 11.9%.\n"
+    "Second-half revenue is expected between $2.1 billion and $2.2 billion, representing growth of 5.2% to 7.7%.\n"
 )
 
 
@@ -65,6 +69,13 @@ def test_the_call_has_long_sentence_lines() -> None:
     ("Adjusted EBITDA rose to $264 million from $198 million in 2020.", "$198 million"),
     ("Diluted EPS rose to $2.95 from $2.51.", "$2.51"),
     ("Diluted EPS was $2.95.", "$2.95"),
+    # a change from its own base year; a range with both its ends
+    ("Adjusted EPS rose 28.4% from the previous year.", "28.4%"),
+    ("Adjusted EPS rose 12.6% from 2019.", "12.6%"),
+    ("First-quarter revenue is expected to grow 3.9% to 5.7%.", "3.9%"),
+    ("Full-year revenue is expected to grow 11.4% to 14.0%.", "14.0%"),
+    ("Second-half revenue is expected to grow 5.2% to 7.7%.", "5.2%"),
+    ("Adjusted diluted EPS is expected to grow 8.3% to 11.9%.", "8.3%"),
 ])
 def test_a_figure_of_a_long_transcript_line_backs_its_own_metric(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -83,6 +94,11 @@ def test_a_figure_of_a_long_transcript_line_backs_its_own_metric(audit, report: 
     # the second base of a pair ('compared with $1.02 billion and $198 million'), a base after 'to $2.95 from'
     ("Adjusted EBITDA was $198 million.", "$198 million"),
     ("Diluted EPS was $2.51.", "$2.51"),
+    # a change from another base year than the one claimed ('from the previous year' in 2021 is from 2020)
+    ("Adjusted EPS rose 12.6% from the previous year.", "12.6%"),
+    ("Adjusted EPS rose 28.4% from 2019.", "28.4%"),
+    # one end of another range ('11.4% to 14.0%' is the full year's)
+    ("Second-half revenue is expected to grow 8.3% to 7.7%.", "8.3%"),
 ])
 def test_a_figure_of_another_metric_on_a_long_line_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
