@@ -731,12 +731,15 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and sentence_line(loaded, m.offset) \
                     and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own), quarters=quarters):
                 continue
-            if window is not None and long_sentence_line(loaded, m.offset) \
+            # the paraphrase-mode rules below are for a figure of a financial metric (PROSE_METRICS) the claim names
+            if window is not None and figure.metrics and long_sentence_line(loaded, m.offset) \
                     and not _about_figure(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters):
                 continue
-            if window is not None and range_apart(claim.claim, q.start - claim.start, q.end - claim.start, loaded.text, m.offset, end):
+            if window is not None and figure.metrics and range_apart(claim.claim, q.start - claim.start, q.end - claim.start,
+                                                                      loaded.text, m.offset, end):
                 continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
-            if window is not None and base_year_apart(claim.claim, q.start - claim.start, q.end - claim.start, loaded.text, m.offset, end):
+            if window is not None and figure.metrics and base_year_apart(claim.claim, q.start - claim.start,
+                                                                          q.end - claim.start, loaded.text, m.offset, end):
                 continue  # 'up 16.3% from the previous year' by '(in 2021) increased ... 16.3% from 2019 levels'
             if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
                 continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
