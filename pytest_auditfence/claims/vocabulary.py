@@ -151,9 +151,15 @@ PERIOD_WORDS: frozenset[str] = frozenset(
 # How prose marks a figure as the base a change is measured from, the earlier period's value ('up 40.6% from
 # last year's $2.40', 'compared to $1.2 billion a year ago'): words right before the figure and right after it.
 # A claim that states such a figure must name a comparison or an earlier period in its own clause (COMPARISON_WORDS).
+# The words that introduce the base figure itself, in one place ('up from $4.8 billion', 'compared with', 'versus',
+# 'against', '$5.52 from $4.10').
+COMPARED_FROM: tuple[str, ...] = (
+    r"(?:up|down)\s+from", r"compared\s+(?:to|with)", r"versus", r"vs\.?", r"against",
+    r"to\s+[$€£¥]?\d[\d.,]*%?(?:\s+(?:million|billion|thousand|percent))?\s+from",
+)
 BASE_BEFORE: tuple[str, ...] = (
     r"\b(?:up|down|increased?|decreased?|rose|fell|grew|declined?|improved|climbed|dropped)\s+(?:[\w.%]+\s+){0,3}?from",
-    r"\bcompared\s+(?:to|with)", r"\bversus", r"\bvs\.?", r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
+    *(r"\b" + words for words in COMPARED_FROM), r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
     r"\ba\s+year\s+ago", r"\b(?:(?:prior|previous|last)[- ]year|year[- ]ago|(?:19|20)\d\d)\s+levels?\s+of",
 )
 BASE_AFTER: tuple[str, ...] = (

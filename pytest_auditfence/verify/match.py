@@ -113,6 +113,20 @@ def sentence_line(loaded: LoadedFile, offset: int) -> bool:
 _LINE_ENDS = (".", "!", "?", ":", '"', "'", "”", ")")
 
 
+def long_sentence_line(loaded: LoadedFile, offset: int) -> bool:
+    """Is the line at `offset` longer than SHORT_LINE and one speaker's whole sentences, as an earnings-call
+    transcript is captured (no field name, no cell separators, starting a sentence and ending one)? On such a line
+    a figure is matched in paraphrase mode: about what its own clause says (`_about_figure`), not about any word
+    of the line."""
+    number = loaded.line_of(offset)
+    a, b = loaded.line_span(number)
+    line = loaded.text[a:b].strip()
+    if b - a <= SHORT_LINE or _FIELD_LINE.search(line) or not _SENTENCE_LINE.search(line) or line[:1].islower():
+        return False
+    previous = loaded.text[slice(*loaded.line_span(number - 1))].strip() if a > 0 else ""
+    return not previous or previous.endswith(_LINE_ENDS)
+
+
 def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
     """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
     None when the number stands on a short structured line, where proximity is not asked for."""
@@ -529,9 +543,10 @@ PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "vo
 _CLAUSE_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s)|\d(?=[\d,.]*\D)")
 _AFTER_STOP = re.compile(r"[;,.()|\d]|\b(?:and|while|whereas|but)\b")
 _STATEMENT_STOP = re.compile(r"[;!?](?=\s)|\.(?=\s)")
-# ('versus $82 million or $0.91 per share': the second figure of a pair restated after the comparison word)
+# ('versus $82 million or $0.91 per share': the second figure of a pair restated after the comparison word; 'compared
+# with $1.02 billion and $198 million': the second base of a pair of metrics)
 _BASE_BEFORE = re.compile(r"(?i)(?:" + "|".join(vocabulary.BASE_BEFORE) + r")\s+(?:the\s+|an?\s+)?(?:[a-z]+\s+of\s+)?"
-                          r"(?:[$€£¥]?\s*[\d.,]+(?:\s+(?:million|billion|thousand))?\s+or\s+)?(?:[$€£¥]\s*)?$")
+                          r"(?:[$€£¥]?\s*[\d.,]+(?:\s+(?:million|billion|thousand))?\s+(?:or|and)\s+)?(?:[$€£¥]\s*)?$")
 _BASE_AFTER = re.compile(r"(?i)\s*(?:" + "|".join(vocabulary.BASE_AFTER) + r")\b")
 
 
@@ -549,6 +564,35 @@ def source_clause(loaded: LoadedFile, start: int, end: int) -> str:
         before = region[breaks[-1]:] if breaks else region
     after = _AFTER_STOP.split(text[end:min(b, end + 40)], maxsplit=1)[0]
     return f"{before} {after}"
+
+
+def stated_metrics(loaded: LoadedFile, start: int, end: int) -> frozenset[str]:
+    """The metrics a prose source figure is stated for: those its own clause names (an amount per share is also
+    earnings per share unless the clause names the dividend); for a comparison base whose clause names none ('EPS
+    was $5.52 compared to a loss of $1.46'), those of the figure it is compared with."""
+    stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
+    if _A_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+        # '$212.4 million or $3.85 per diluted share': an amount per share is earnings per share, or the dividend
+        return stated if stated & _PER_SHARE_METRICS else stated | {"eps"}
+    if stated or not comparison_base(loaded, start, end):
+        return stated
+    a = loaded.line_span(loaded.line_of(start))[0]
+    return metrics_of(loaded.text[max(a, _sentence_start(loaded.text, start)):start]) & PROSE_METRICS
+
+
+def prose_operand(claim: ClaimRecord, q: Quantity, index: SourceIndex, o: Observed) -> bool:
+    """May the observed figure `o` be an operand of a change the claim states with `q`? A change of a metric is
+    computed from that metric's own figures: a prose figure whose clause names only other metrics is no operand
+    ('revenue rose 9%' is not the change of an EPS pair on the same line; a field 'eps: 2.18' neither). Table
+    cells are judged by their rows."""
+    if index.label(o) is not None:
+        return True
+    own = figure_subject(claim, q).metrics
+    if not own:
+        return True
+    observed = index.quantity(o)
+    stated = stated_metrics(index.loaded(o.file), observed.start, observed.end)
+    return not stated or bool(own & stated)
 
 
 def comparison_base(loaded: LoadedFile, start: int, end: int) -> bool:
@@ -575,6 +619,7 @@ class FigureSubject:
     quarters: frozenset[str] = frozenset()
     per_share: bool = True
     of_what: frozenset[str] = frozenset()
+    named: frozenset[str] = frozenset()  # the metrics the figure's own words name ('EPS of $3.50', not 'and earned')
 
 
 def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
@@ -591,10 +636,11 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     # billion and $3.6 billion': the first quarter's revenue, not the EPS the clause opened with)
     text = f"{_named_before(claim, q, len(clause))} {after}"
     words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
-    metrics = (metrics_of(text) or metrics_of(wide)) & PROSE_METRICS
+    named = metrics_of(text) & PROSE_METRICS
+    metrics = named or metrics_of(wide) & PROSE_METRICS
     return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics,
                          bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)),
-                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS), _of_what(after))
+                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS), _of_what(after), named)
 
 
 _OF_WHAT = re.compile(r"(?i)\s*(?:[a-z]+\s+)?of\s+(.+)")
@@ -609,6 +655,7 @@ def _of_what(after: str) -> frozenset[str]:
 # An amount per share ('$6.78 per diluted common share') is another figure than the whole amount a claim states
 # ('earned $6.78'): the claimed figure's own words must speak of shares (or a per-share metric) for it.
 _PER_SHARE = re.compile(r"(?i)\s*per\s+(?:[a-z]+\s+){0,2}?shares?\b")
+_A_SHARE = re.compile(r"(?i)\s*(?:per|a|an)\s+(?:[a-z]+\s+){0,2}?shares?\b")
 _SHARE_WORDS = frozenset({"share", "shares", "eps"})
 _PER_SHARE_METRICS = frozenset({"eps", "dividend"})
 
@@ -707,6 +754,16 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and sentence_line(loaded, m.offset) \
                     and not _same_figure(figure, loaded, m.offset, end, window, dated=bool(own), quarters=quarters):
                 continue
+            # the paraphrase-mode rules below are for a figure of a financial metric (PROSE_METRICS) the claim names
+            if window is not None and figure.metrics and long_sentence_line(loaded, m.offset) \
+                    and not _about_figure(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters):
+                continue
+            if window is not None and figure.metrics and range_apart(claim.claim, q.start - claim.start, q.end - claim.start,
+                                                                      loaded.text, m.offset, end):
+                continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
+            if window is not None and figure.metrics and base_year_apart(claim.claim, q.start - claim.start,
+                                                                          q.end - claim.start, loaded.text, m.offset, end):
+                continue  # 'up 16.3% from the previous year' by '(in 2021) increased ... 16.3% from 2019 levels'
             if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
                 continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
             kept.append(m)
@@ -718,6 +775,59 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # ('the hottest month ... an average temperature of 12°C'): both name the same dimension
             kept.append(m)
     return kept
+
+
+_NUMBER = r"([$€£¥]?)\(?(\d[\d,]*(?:\.\d+)?)\)?(\s?%|\s+percent\b)?"
+_RANGE_AFTER = re.compile(r"\s?(?:-|–|to|through)\s?" + _NUMBER)
+_RANGE_BEFORE = re.compile(_NUMBER + r"\s?(?:-|–|to|through)\s?(?:[$€£¥]\s?)?$")
+
+
+def range_ends(text: str, start: int, end: int) -> dict[str, float]:
+    """The other end of the range whose one end is the figure at [start, end) of `text`, by side ('4.8% to 6.6%':
+    {'after': 6.6} for the 4.8%); an end of another unit is no range ('grew 20.9% to $2.55')."""
+    if not 0 <= start <= end <= len(text):
+        return {}
+    figure = text[start:end]
+    money, percent = figure.lstrip("(")[:1] in "$€£¥", figure.rstrip().endswith(("%", "percent"))
+    ends: dict[str, float] = {}
+    for side, m in (("after", _RANGE_AFTER.match(text, end)), ("before", _RANGE_BEFORE.search(text, max(0, start - 24), start))):
+        if m is not None and (not m.group(1) or money) and (not m.group(3) or percent):
+            ends[side] = float(m.group(2).replace(",", ""))
+    return ends
+
+
+def range_apart(claimed: str, a: int, b: int, source: str, start: int, end: int) -> bool:
+    """Is the claimed figure one end of a range whose other end differs from the source range's, on the same side?"""
+    mine = range_ends(claimed, a, b)
+    theirs = range_ends(source, start, end) if mine else {}
+    return any(side in theirs and abs(value - theirs[side]) > 1e-9 for side, value in mine.items())
+
+
+# The period a change is measured from, named right after its figure ('16.3% from 2019 levels', 'up 9% year over year')
+_BASE_YEAR = re.compile(r"(?i)\s*(?:,\s*)?(?:\w+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with))\s+(?:the\s+)?"
+                        r"(?:(?:fiscal|calendar)\s+)?(?:year\s+)?'?((?:19|20)\d\d)\b")
+_PREVIOUS_YEAR = re.compile(r"(?i)\s*(?:,\s*)?(?:\w+\s+){0,2}?(?:(?:from|over|versus|vs\.?|compared\s+(?:to|with))\s+"
+                            r"(?:the\s+)?(?:previous|prior|last|preceding)\s+year|year[- ]over[- ]year|a\s+year\s+(?:ago|earlier))")
+
+
+def base_year_apart(claimed: str, a: int, b: int, source: str, start: int, end: int) -> bool:
+    """Does the claimed change name another base period than the source figure's? A source change measured from a
+    named year ('diluted EPS of $3.50 in 2021 increased 34.6% from 2020 and 16.3% from 2019') is from that year: no
+    evidence for a change claimed from another year, nor from the previous year when its sentence names a later
+    year than the one after the base ('from the previous year' in 2021 is from 2020, not 2019)."""
+    if not 0 <= a <= b <= len(claimed):
+        return False
+    base = _BASE_YEAR.match(source, end, min(len(source), end + 60))
+    if base is None:
+        return False
+    year = int(base.group(1))
+    named = _BASE_YEAR.match(claimed, b, min(len(claimed), b + 60))
+    if named is not None:
+        return int(named.group(1)) != year
+    if not _PREVIOUS_YEAR.match(claimed, b, min(len(claimed), b + 60)):
+        return False
+    years = [int(y) for y in _YEAR.findall(_sentence_around(source, start, end) + source[end:base.end()])]
+    return bool(years) and max(years) > year + 1
 
 
 _QUALIFIERS = {axis: [(name, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for name, patterns in values.items()]
@@ -801,11 +911,21 @@ def _same_figure(
     sentence opens with is the other figure's)."""
     if own.keys and not (own.keys & subject_keys(window) or own.metrics & metrics_of(window)):
         return False
-    stated = metrics_of(source_clause(loaded, start, end)) & PROSE_METRICS
+    return _about_figure(own, loaded, start, end, dated=dated, quarters=quarters)
+
+
+def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, *, dated: bool, quarters: set[str]) -> bool:
+    """The paraphrase-mode half of `_same_figure`, which alone applies on a long transcript line (where the
+    sentence around a figure holds many subjects): the source figure's own clause must not name only other metrics,
+    nor state a per-share amount for a whole one, nor the amount of another thing, nor a comparison base the claim
+    does not call one."""
+    stated = stated_metrics(loaded, start, end)
     if own.metrics and stated and not own.metrics & stated:
         return False
     if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
         return False  # 'earned $6.78' by '$6.78 per diluted common share'
+    if own.named == {"eps"} and "eps" not in stated and not _A_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+        return False  # 'earnings per share of $55.4 million' by 'net earnings ... increased $55.4 million'
     stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
     if stated_of and not own.of_what & stated_of:
         return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'

@@ -17,8 +17,8 @@ from pytest_auditfence.verify.derive import (
     spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_periods,
-    subject_around, subject_stem, subject_words, value_anywhere,
+    COMPUTED, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_operand,
+    prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
 from pytest_auditfence.verify.references import (
@@ -44,8 +44,11 @@ def _check_quantity(
     derived = table_derivation(claim, q, index)
     if derived is None and not subject_in_table(claim, q, index):
         # a subject the tables hold is derived from its cells only, never from a chance pair elsewhere
-        derived = derive_figure(q, candidate_operands(claim, q, index, pool), index, keys, computes(claim, q),
-                                ops=prose_ops(claim, q), spread=spread(claim))
+        ops = prose_ops(claim, q)
+        operands = candidate_operands(claim, q, index, pool)
+        if ops is not None and "change" in ops:  # a change of a metric, from that metric's own figures
+            operands = [o for o in operands if prose_operand(claim, q, index, o)]
+        derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
