@@ -13,8 +13,8 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, label_per_counted, claim_subject, clause_outnamed, column_keys, find_atom, locate,
-    metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, claim_subject, clause_outnamed, column_keys,
+    find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -275,9 +275,9 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     the periods of a row the claim names, or the rows the claim names in one column: a chance pair of
     unrelated cells is out. Bounded and in source order: the same inputs give the same formula."""
     ops = formula_ops(claim)
-    per_counted = amount_per_counted(claim, q)
     if not ops:
         return None
+    per_counted = amount_per_counted(claim, q)
     own = claim_subject(claim)
     subject = own
     if ops & {"change", "difference", "mean"} and len(subject.periods) == 1:

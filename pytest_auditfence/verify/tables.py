@@ -155,7 +155,7 @@ def format_period(period: Period) -> str:
 _NUMERIC_CELL = re.compile(
     r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
 )
-_EMPTY_CELL = re.compile(r"[\s\-−–—―*_\"']*|n/?a|nm|—|―")
+_EMPTY_CELL = re.compile(r"[\s\-−–—―*_\"']*|n/?a|nm")
 
 
 def _is_figure(text: str) -> bool:
@@ -533,13 +533,6 @@ def _scale_row(row: list[tuple[int, int, str]]) -> bool:
                                 for t in filled)
 
 
-# a sentence that introduces a table and states its scale ('Other assets consist of the following (in thousands):',
-# 'revenue by type was as follows (table in millions):', 'summarized below (amounts in millions).')
-_LEAD_IN = re.compile(
-    r"(?i)\b(?:follow\w*|below|table|summar\w*|consist\w*|compris\w*|compos\w*|presents?|sets?\s+forth)\b"
-    r"(?:[^.:;\n]|\.(?=\S)|(?<=\b[A-Z])\.|\n(?![ \t]*\n)){0,240}?"  # one sentence: 'U.S.' ends none, nor a wrapped line
-    r"(?P<scale>\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\))\s*[:.]"
-)
 _LEAD_IN_CHARS = 4000
 
 
@@ -797,6 +790,13 @@ def _over_any(text: str, row: list[tuple[int, int, str]], span: tuple[int, int])
 _SCALE_PHRASE = re.compile(
     r"(?i)\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\)"
 )
+# a sentence that introduces a table and states its scale ('Other assets consist of the following (in thousands):',
+# 'revenue by type was as follows (table in millions):', 'summarized below (amounts in millions).')
+_LEAD_IN = re.compile(
+    r"(?i)\b(?:follow\w*|below|table|summar\w*|consist\w*|compris\w*|compos\w*|presents?|sets?\s+forth)\b"
+    r"(?:[^.:;\n]|\.(?=\S)|(?<=\b[A-Z])\.|\n(?![ \t]*\n)){0,240}?"  # one sentence: 'U.S.' ends none, nor a wrapped line
+    rf"(?P<scale>{_SCALE_PHRASE.pattern.removeprefix('(?i)')})\s*[:.]"
+)
 
 
 def _stated_scale(text: str, start: int) -> tuple[float | None, str | None]:
@@ -874,9 +874,10 @@ def read_tables(text: str) -> list[Cell]:
     taken: set[tuple[int, int]] = set()
     grids = [grid for reader in (_pipe_grids, _list_grids, _html_grids, _csv_grids, _pdf_grids) for grid in reader(text)]
     below = _lead_in_below(text, max(map(_grid_end, grids))) if grids else ""
+    latest = max((grid.start for grid in grids), default=0)
     for grid in grids:
         # the lead-in below the last table is that table's (each reader that finds it: no grid starts after it)
-        last = not any(other.start > _grid_end(grid) for other in grids)
+        last = _grid_end(grid) >= latest
         for cell in _interpret(text, grid, below if last else ""):
             key = (cell.start, cell.end)
             if key not in taken:
