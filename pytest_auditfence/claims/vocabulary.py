@@ -250,3 +250,37 @@ RATIO_DEFINITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "debt to assets ratio": (("liabilities", "debt"), ("assets",)),
     "debt to equity ratio": (("liabilities", "debt"), ("equity",)),
 }
+
+# -- label axes ---------------------------------------------------------------------------------------------
+
+# Pairs of words that split one line item in two (issue 10, trust): a table cell whose row label, section row or
+# column header names one side of an axis is no evidence for a claim that names the other side and not this one
+# ('due after more than one year' is never the subtotal 'due within one year'; 'diluted' EPS is not 'basic').
+# A label or claim naming neither side, or both, is left to the other tests. Patterns are regular expressions
+# over lower-case text, each side's own; 'current' is a time word before 'year', 'period', 'quarter' or 'month'.
+_ONE_YEAR = r"(?:one|1|twelve|12)[-\s](?:years?|months)"
+LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
+    "maturity": {
+        "within": (r"within\s+(?:the\s+next\s+)?" + _ONE_YEAR, r"less\s+than\s+" + _ONE_YEAR,
+                   _ONE_YEAR + r"\s+or\s+less", r"(?:not\s+later|no\s+later)\s+than\s+" + _ONE_YEAR),
+        "after": (r"(?:after|over|beyond|more\s+than|later\s+than|exceeding)\s+(?:more\s+than\s+)?" + _ONE_YEAR,
+                  r"after\s+(?:one|1)\s+year"),
+    },
+    "current": {
+        "current": (r"(?<!non-)(?<!non)(?<!non\s)(?<!not\s)current(?![-\s](?:year|period|quarter|month|fiscal|ratio|tax))",),
+        "non-current": (r"non-?\s?current", r"noncurrent", r"not\s+current"),
+    },
+    "term": {"short-term": (r"short[-\s]term",), "long-term": (r"long[-\s]term",)},
+    "tax": {"current tax": (r"current\s+(?:income\s+)?tax(?:es)?",), "deferred tax": (r"deferred\s+(?:income\s+)?tax(?:es)?",)},
+    "taxation": {
+        "before tax": (r"before\s+(?:income\s+)?tax(?:es|ation)?", r"pre-?\s?tax"),
+        "after tax": (r"after\s+(?:income\s+)?tax(?:es|ation)?", r"after-tax", r"net\s+of\s+(?:income\s+)?tax(?:es)?"),
+    },
+    # 'net' only as a level of an amount that also has a gross one: 'net sales' and 'net revenue' are what a
+    # gross margin divides by, never a side of it
+    "level": {"gross": (r"gross",),
+              "net": (r"net(?!\s+(?:of|sales|revenues?|cash|income|loss|earnings|profit|debt)\b)",)},
+    "shares": {"basic": (r"basic",), "diluted": (r"diluted",)},
+    "operations": {"continuing": (r"continuing",), "discontinued": (r"discontinued",)},
+    "origin": {"domestic": (r"domestic",), "foreign": (r"foreign(?!\s+(?:currency|exchange))", r"international")},
+}

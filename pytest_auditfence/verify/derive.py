@@ -13,7 +13,8 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, claim_subject, clause_outnamed, column_keys,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed,
+    column_keys, label_sides, sides_apart,
     find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -583,8 +584,10 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
     if cue is None:
         return None
     part_text, whole_text = text[:cue.start()], text[cue.end():max(cue.end(), q.start - claim.start)]
-    part = ClaimSubject(frozenset(subject_keys(part_text)), frozenset(metrics_of(part_text)), own.periods)
-    whole = ClaimSubject(frozenset(subject_keys(whole_text)), frozenset(metrics_of(whole_text)), frozenset())
+    part = ClaimSubject(frozenset(subject_keys(part_text)), frozenset(metrics_of(part_text)), own.periods,
+                        label_sides(part_text))
+    whole = ClaimSubject(frozenset(subject_keys(whole_text)), frozenset(metrics_of(whole_text)), frozenset(),
+                         label_sides(whole_text))
     total = _TOTAL_WORD.search(whole_text) is not None
     if not part.keys or not (whole.keys or total):
         return None
@@ -924,8 +927,9 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
         subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
 
     def own_period(o: Observed) -> bool:
+        # nor a cell of the other side of a line item the claim splits ('within one year' for 'after one year')
         label = index.label(o)
-        return label is None or not other_period(subject, label)
+        return label is None or not (other_period(subject, label) or sides_apart(subject.sides, cell_sides(label)))
 
     def named(o: Observed) -> bool:
         # a fallback operand is found by words anywhere on its line or by its line alone: a table cell stands for

@@ -13,7 +13,7 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
-from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year
+from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year, words_besides_periods
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
 
@@ -285,6 +285,7 @@ class ClaimSubject:
     keys: frozenset[str]
     metrics: frozenset[str]
     periods: frozenset[Period]
+    sides: frozenset[tuple[str, str]] = frozenset()  # the sides of label axes it names (see `label_sides`)
 
 
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
@@ -302,7 +303,34 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
-                        within_year(frozenset(periods), text))
+                        within_year(frozenset(periods), text), label_sides(text))
+
+
+_LABEL_AXES = [(axis, side, re.compile(r"\b(?:" + "|".join(patterns) + r")\b"))
+               for axis, sides in vocabulary.LABEL_AXES.items() for side, patterns in sides.items()]
+
+
+@lru_cache(maxsize=8192)
+def label_sides(text: str) -> frozenset[tuple[str, str]]:
+    """The (axis, side) pairs of vocabulary.LABEL_AXES that a text names ('Due after more than one year' names
+    ('maturity', 'after'); 'Diluted' names ('shares', 'diluted'))."""
+    low = text.lower()
+    return frozenset((axis, side) for axis, side, pattern in _LABEL_AXES if pattern.search(low))
+
+
+def sides_apart(claimed: frozenset[tuple[str, str]], labelled: frozenset[tuple[str, str]]) -> bool:
+    """Does a label name only other sides of an axis than the claim names? ('within one year' for a claim
+    about 'after more than one year'.) An axis one of them leaves unnamed, or that both name a side of in
+    common, sets nothing apart: the one line item split in two is the claim's only when it is the claim's side."""
+    if not claimed or not labelled:
+        return False
+    axes = {axis for axis, _ in claimed} & {axis for axis, _ in labelled}
+    return any(not {s for a, s in claimed if a == axis} & {s for a, s in labelled if a == axis} for axis in axes)
+
+
+def cell_sides(label: CellLabel) -> frozenset[tuple[str, str]]:
+    """The sides of label axes a cell's row label, section row and column headers name."""
+    return label_sides(f"{label.row} | {label.section} | {label.column_text}")
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -316,6 +344,8 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
     if other_period(subject, label):
         return False
+    if sides_apart(subject.sides, cell_sides(label)):
+        return False  # 'within one year' backs no claim about 'after more than one year', 'basic' none of 'diluted'
     row_metrics = metrics_of(label.subject_text)
     if row_metrics and subject.metrics and not row_metrics & subject.metrics:
         return False
@@ -324,8 +354,14 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     row_keys = _subject_keys(label.subject_text)
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
-    column_keys = _subject_keys(f"{label.column_text} {label.caption}")
+    column_keys = _subject_keys(_undated(f"{label.column_text} | {label.caption}"))
     return bool(column_keys & subject.keys or metrics_of(label.column_text) & subject.metrics)
+
+
+def _undated(text: str) -> str:
+    """A header's words that say what, not when: a date in words ('Year Ended December 31, 2019') names no subject,
+    neither by its words ('ended') nor by the initials of its capitalised run ('yed')."""
+    return " ".join(sorted(words_besides_periods(text)))
 
 
 def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
@@ -357,7 +393,7 @@ def row_stems(label: CellLabel) -> set[str]:
     stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
-    return stems or subject_keys(label.column_text)
+    return stems or subject_keys(_undated(label.column_text))
 
 
 def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False) -> tuple[str, str]:
@@ -509,7 +545,8 @@ def conflicting_cell(
         return None
     period = next(iter(subject.periods), None)
     # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
-    own = ClaimSubject(frozenset(subject_stem(w) for w in subject_words(claim, q)), subject.metrics, subject.periods)
+    own = ClaimSubject(frozenset(subject_stem(w) for w in subject_words(claim, q)), subject.metrics, subject.periods,
+                       subject.sides)
     row_words: set[str] = set()
     best: list[tuple[int, Observed, CellLabel]] = []
     for o in subject_cells(claim, index, subject, limit=200):
@@ -652,6 +689,21 @@ def _of_what(after: str) -> frozenset[str]:
     return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
 
 
+def _of_another(text: str, end: int, keys: set[str]) -> bool:
+    """Does a prose figure say it is an amount of something the claim never names ('$2.3 million of impairments'
+    for a claim about state licenses)?"""
+    stated_of = _of_what(text[end:min(len(text), end + 60)])
+    return bool(stated_of) and not stated_of & keys
+
+
+def _row_carries(claim: ClaimRecord, subject: ClaimSubject, index: SourceIndex) -> bool:
+    """Does a table row of the sources carry the claim's subject (every word of its label among the claim's)?
+    Then the claim's figure is that row's, and a prose amount of another thing is no evidence for it; without
+    such a row, prose is all there is and its wording is left to the window tests."""
+    return any((label := index.label(o)) is not None and row_named(subject, label)
+               for o in subject_cells(claim, index, subject, limit=200))
+
+
 # An amount per share ('$6.78 per diluted common share') is another figure than the whole amount a claim states
 # ('earned $6.78'): the claimed figure's own words must speak of shares (or a per-share metric) for it.
 _PER_SHARE = re.compile(r"(?i)\s*per\s+(?:[a-z]+\s+){0,2}?shares?\b")
@@ -712,13 +764,14 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     # and 2019, respectively': the 12% is 2017's)
     paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
     if paired:
-        subject = ClaimSubject(subject.keys, subject.metrics, paired)
+        subject = ClaimSubject(subject.keys, subject.metrics, paired, subject.sides)
     figure = figure_subject(claim, q)
     # the quarters the claim states this figure for: its own clause's ('Q4 EPS grew 21%, and revenue for the first
     # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
     quarters = figure.quarters or sentence_quarters(claim.claim, q.start - claim.start, q.end - claim.start)
     qualified = _claim_qualifiers(claim, q)
     per_counted = amount_per_counted(claim, q)
+    tabled: bool | None = None  # does a table row carry the claim's subject (asked once, when needed)
     kept = []
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
@@ -766,6 +819,9 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 continue  # 'up 16.3% from the previous year' by '(in 2021) increased ... 16.3% from 2019 levels'
             if window is not None and qualified and qualified_apart(qualified, _source_qualifiers(loaded, m.offset, end)):
                 continue  # 'GAAP diluted earnings per share was $1.63' is no evidence for adjusted EPS of $1.63
+            if window is not None and _of_another(loaded.text, end, keys) and (
+                    tabled := tabled if tabled is not None else _row_carries(claim, subject, index)):
+                continue  # '$2.3 million of impairments' for 'state licenses were $2.3 million', a row of the table
             kept.append(m)
         elif partners and partners & _range_partners(loaded.text, m.offset, end):
             # the same range, both ends ('20 to 25 minutes'), whatever words the source puts around it
@@ -1043,6 +1099,9 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     if attached is not None:
         # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
         return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+    opened = _opening_period(text, start, end)
+    if opened:
+        return opened
     if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
         # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
         # its sentence names (when it names one year)
@@ -1050,6 +1109,26 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
         if len(named) == 1:
             return frozenset({(named.pop() - 1, "")})
     return frozenset()
+
+
+# a sentence that opens with its period ('In 2019, FCC licenses increased ... $2.3 million of impairments') states
+# its figures for that period
+_OPENING_PERIOD = re.compile(
+    r"(?i)[\s*_>\"(]*(?:in|during|for|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    + _YEAR_WORDS + r"\s*,")
+
+
+def _opening_period(text: str, start: int, end: int) -> frozenset[Period]:
+    """The period a sentence opens with ('In 2019, ...', 'During fiscal 2018, ...'), for a figure of that sentence
+    that is no comparison base ('..., up from $4.1 million': the earlier period's) and with no other year between
+    the opening and the figure; empty otherwise."""
+    lo = _sentence_start(text, start)
+    opening = _OPENING_PERIOD.match(text, lo, start)
+    if opening is None or _YEAR.search(text, opening.end(), start):
+        return frozenset()
+    if _BASE_BEFORE.search(text, max(opening.end(), start - 60), start) or _BASE_AFTER.match(text, end, min(len(text), end + 40)):
+        return frozenset()
+    return within_year(periods_in(opening.group()), _sentence_around(text, start, end))
 
 
 def _sentence_start(text: str, start: int) -> int:
