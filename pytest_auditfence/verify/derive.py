@@ -110,6 +110,18 @@ _UNSIGNED = re.compile(r"(?i)\b(?:decrease[sd]?|declin\w*|fell|fall(?:s|ing)?|dr
                        r"|difference|differ|gap)\b")
 
 
+def _deductions(qa: Quantity, qb: Quantity) -> bool:
+    """Two figures written in parentheses, as a deduction row shows its amounts ('Allowance for expected credit
+    losses (135) | (23)'): the change of a deduction is stated on its size as well as on its sign (an allowance
+    that grew from (23) to (135) rose by 112), so the later size less the earlier is a change of the row too."""
+    return all(v.value < 0 and v.text.lstrip("$€£¥ ").startswith("(") and v.text.rstrip().endswith(")") for v in (qa, qb))
+
+
+def _size(q: Quantity) -> str:
+    """A deduction's amount as a formula writes its size ('135' of '(135)', '$135' of '$(135)')."""
+    return re.sub(r"[()\-\u2212\s]", "", q.text)
+
+
 def _in_order(index: SourceIndex, a: Observed, b: Observed) -> bool:
     """Is `a - b` the later period's cell minus the earlier's, or are the two not cells of two single periods?"""
     la, lb = index.label(a), index.label(b)
@@ -227,11 +239,14 @@ def derive_figure(
             first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack \
                 and (not spread or covers(a, b))
-            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack \
-                and (unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0)
+            in_order = unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0
+            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack and in_order
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
                 return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
+            if allowed("difference") and _deductions(qa, qb) and _in_order(index, a, b) \
+                    and abs(abs(qa.value) - abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
+                return f"{_size(qa)} - {_size(qb)} = {q.text}", [a, b]
     return None
 
 
@@ -323,6 +338,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
     # the words that name a row name no column of it ('% of total revenue' beside the 'Total cost of revenue' amounts)
     beside = {key for row in named for key in unnamed_series(rows[row], index, words - _stems(row[1]))}
+    beside |= {key for row in named for key in _beside_marked(rows[row], index, subject)}
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
@@ -333,7 +349,11 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
     unsigned = _UNSIGNED.search(claim.claim) is not None
     periods_spread = spread(claim)  # the claim's subject, read once for every group below
-    for members in series:
+    # a row the claim names all but a word of, beside a row it names in full as the base of its figure ('the
+    # percentage of sales represented by net other income': 'Sales' and 'Other income (expense), net')
+    partial = [] if of_wholes else [members[:MAX_GROUP] for row in _partly_named(claim.claim, score, named)
+                                    for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
+    for members in series + partial:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
                               spread=periods_spread)
         if found is not None:
@@ -422,6 +442,24 @@ def _named_rows(score: dict[tuple, float]) -> list[tuple]:
     return named
 
 
+# the base a share is of ('percentage of sales represented by ...', '% of total revenue'): the words after 'of'
+_SHARE_BASE = re.compile(r"(?i)(?:\bpercent(?:age)?|%|\bshare|\bproportion)\s+of\s+(?P<base>(?:[a-z]+\s+){0,2}[a-z]+)")
+
+
+def _partly_named(text: str, score: dict[tuple, float], named: list[tuple]) -> list[tuple]:
+    """Where every row the claim names in full is the base of its share ('the percentage of sales represented by net
+    other income': 'Sales'), the one row it names the most of among the others (at least half of its stems, and
+    more than any other: 'Other income (expense), net'): a claim names its own row in other words. None where the
+    claim names its own row in full ('... represented by net income': 'Net income', no other row)."""
+    rest = {row: share for row, share in score.items() if row not in named and share < 1.0}
+    base = frozenset(stem for m in _SHARE_BASE.finditer(text) for stem in subject_keys(m.group("base")))
+    if not named or not rest or not all(subject_keys(row[1]) <= base for row in named):
+        return []
+    top = max(rest.values())
+    best = [row for row, share in rest.items() if share == top]
+    return best if top >= 0.5 and len(best) == 1 else []
+
+
 _RELATIVE_CHANGE = re.compile(
     r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
     r"|fell|declined|dropped|increased|decreased|jumped)\b")
@@ -445,7 +483,7 @@ def period_series(members: list[Observed], index: SourceIndex, subject: ClaimSub
     dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
     if len({index.label(o).periods for o in dated}) == len(dated):
         return [dated] if dated else []
-    found = _series_by_column(dated, index)
+    found = _series_by_mark(dated, index) or _series_by_column(dated, index)
     # `named_by` (the stems of the claim's words): the series whose column the claim names ('the change in the
     # Total gross margin between 2018 and 2019': the 'Total' columns, not the quarters beside them)
     named = [members for (kind, _), members in found.items() if _names_series(named_by, kind)]
@@ -472,6 +510,33 @@ def _series_by_column(dated: list[Observed], index: SourceIndex) -> dict[tuple[s
         figure = index.quantity(o).kind
         found.setdefault((kind, "amount" if figure in ("currency", "number") else figure), []).append(o)
     return found
+
+
+def _series_by_mark(dated: list[Observed], index: SourceIndex) -> dict[tuple[str, str], list[Observed]]:
+    """A row holding one period twice, its columns told apart by their headers' footnote marks ('FY19**',
+    'FY18**' beside 'FY18***': the comparable group's two years, and the full group's one): its series by mark,
+    those of two cells or more, each holding each period once; a column alone under its mark stands beside them,
+    in no series. Empty when the marks do not tell the periods apart (both operands of a change come from one
+    series, or a period's other column passes for it)."""
+    if len({index.label(o).periods for o in dated}) == len(dated):
+        return {}
+    by_mark: dict[tuple[str, str], list[Observed]] = {}
+    for o in dated:
+        figure = index.quantity(o).kind
+        by_mark.setdefault((index.label(o).mark, "amount" if figure in ("currency", "number") else figure), []).append(o)
+    parts = {key: cells for key, cells in by_mark.items() if len(cells) > 1}
+    if len({mark for mark, _ in by_mark}) < 2 or not parts or any(
+            len({index.label(o).periods for o in cells}) < len(cells) for cells in parts.values()):
+        return {}
+    return parts
+
+
+def _beside_marked(members: list[Observed], index: SourceIndex, subject: ClaimSubject) -> set[tuple[int, int]]:
+    """The cells of a row's claimed periods that stand beside its series by mark (`_series_by_mark`: 'FY18***'
+    beside 'FY19**' and 'FY18**'): no operand of a change or a pair, which takes both from one series."""
+    dated = [o for o in members if index.label(o).periods and index.label(o).periods <= subject.periods]
+    kept = {(o.file, o.item) for cells in _series_by_mark(dated, index).values() for o in cells}
+    return {(o.file, o.item) for o in dated if (o.file, o.item) not in kept} if kept else set()
 
 
 def _names_series(words: frozenset[str], kind: str) -> bool:

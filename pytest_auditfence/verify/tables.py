@@ -31,6 +31,9 @@ class CellLabel:
     caption: str
     scale: float | None
     unit: str | None
+    # the footnote marks of the column's header cells ('**' of 'FY18**' beside 'FY18***'), cut from its text: see
+    # `column_mark`
+    mark: str = ""
 
     @property
     def subject_text(self) -> str:
@@ -559,6 +562,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     if first_data is None:
         return []
     headers = rows[:first_data]
+    marks = column_marks(text, grid.rows)  # header rows may repeat inside the grid
     # a header line that only states the scale ('(In thousands, except percentages)') is the table's caption,
     # not a column: 'percentages' makes no column a column of percentages
     stated = [row for row in headers if (len(row) == 1 and _SCALE_PHRASE.fullmatch(row[0][2])) or _scale_row(row)]
@@ -618,10 +622,12 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
 
     def column_headers(index_from_right: int | None, index: int, span: tuple[int, int] = (0, 0),
-                       width: int = 0) -> tuple[str, ...]:
-        found = []
+                       width: int = 0) -> tuple[tuple[str, ...], str]:
+        """The header cells over a figure, top down, and their footnote marks (`column_mark`)."""
+        found, marked = [], []
         for row in headers:
             texts = [t for _, _, t in row]
+            at: int | None = None
             if grid.right_aligned:
                 label_less = texts[1:] if len(texts) > 1 and not _is_period(texts[0]) else texts
                 j = len(label_less) - 1 - (index_from_right or 0)
@@ -640,6 +646,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                         cell = label_less[len(label_less) - 1 - group] if group < len(label_less) else ""
             else:
                 cell = texts[index] if index < len(texts) else ""
+                at = row[index][0] if cell else None
                 if not cell:
                     # a header spanning columns ('Years Ended December 31,' over '2019 | 2018'): the nearest
                     # filled cell to the left, unless that is the row-label column
@@ -648,7 +655,12 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                     cell = cell or _lone_period_cell(texts)
             if cell and not _is_empty(cell):
                 found.append(cell)
-        return tuple(found)
+                # the cell over the figure, or the first of its text (a spanning or right-aligned header)
+                if at is None:
+                    at = max((a for a, _, t in row if t == cell), default=None,
+                             key=lambda a: -abs(_column_range(text, a, a)[0] - _column_range(text, *span)[0]))
+                marked.append(marks.get(at, ""))
+        return tuple(found), column_mark(marked)
 
     cells: list[Cell] = []
     column_of: list[int] = []  # each cell's column (counted from the right on page text)
@@ -684,7 +696,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         row_cue = quantities._field_cue(cue_text) if cue_text.strip() else None  # noqa: SLF001 - the parser's own field reading
         for n, (k, (a, b, t)) in enumerate(figures):
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
-            columns = column_headers(from_right, k, (a, b), len(slots))
+            columns, mark = column_headers(from_right, k, (a, b), len(slots))
             periods = row_periods | column_periods(columns) or block
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
@@ -696,6 +708,9 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale = column_cue.scale if column_cue.scale is not None else scale
                 unit = column_cue.currency or ("%" if column_cue.percent else unit)
                 scale = None if unit == "%" else scale  # a percentage has no scale ('% of total revenue')
+            if caption_unit is not None and unit == caption_unit and column_scale is None and column_unit is None \
+                    and _counted(columns):
+                scale, unit = None, None
             if _PERCENT_LABEL.search(label) or any(_PERCENT_LABEL.search(c) for c in columns):
                 scale, unit = None, "%"
             elif except_per_share and _PER_SHARE.search(f"{label} {section}"):  # 'Basic' under 'Net Income per Share:'
@@ -704,10 +719,40 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale = row_cue.scale
             cells.append(Cell(a, b, CellLabel(
                 row=label, section=section, columns=columns, periods=periods, caption=caption,
-                scale=scale, unit=unit,
+                scale=scale, unit=unit, mark=mark,
             )))
             column_of.append(from_right if grid.right_aligned else k)
     return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
+
+
+# a column header that names what its figures count ('Number of Shares', 'Units', 'No. of employees')
+_COUNTED = re.compile(r"(?i)^\W*(?:(?:number|no\.)\s+of\s+\w+(?:\s+\w+)?|shares|units|options|employees|headcount)\W*$")
+
+
+def _counted(columns: tuple[str, ...]) -> bool:
+    """Does the column's header name a count? A caption's currency scale ('$ in millions', 'Dollars in thousands')
+    states the scale of the table's amounts, not of the share counts beside them ('Number of Shares' 253,113 are
+    no $253,113 million); a caption without a currency ('(In thousands)') may scale counts, and is kept."""
+    return any(_COUNTED.match(c) for c in columns)
+
+
+def column_marks(text: str, header_rows: list[list[tuple[int, int]]]) -> dict[int, str]:
+    """The footnote mark cut from each header cell (`_unmarked`), by the cell's start: '**' of 'FY18**'."""
+    found = {}
+    for row in header_rows:
+        for a, b in row:
+            _, kept = _unmarked(text, a, b)
+            if kept < b and text[kept:b].strip():
+                found[a] = text[kept:b].strip()
+    return found
+
+
+def column_mark(marks: list[str]) -> str:
+    """A column's footnote mark: that of its header cell nearest the figure that has one. A period's header is
+    read without its mark ('FY18' of 'FY18**'), but a table may hold one period twice under two marks ('FY18**'
+    for the comparable group, 'FY18***' for the full one): the mark then tells its series apart ('FY19**' and
+    'FY18**' one, 'FY18***' another), whatever spanning header stands over some of them."""
+    return next((m for m in reversed(marks) if m), "")
 
 
 _TOTAL_ALONE = re.compile(r"(?i)^\W*total\W*(?:\(\w{1,2}\)\W*)?$")
