@@ -657,6 +657,8 @@ class FigureSubject:
     per_share: bool = True
     of_what: frozenset[str] = frozenset()
     named: frozenset[str] = frozenset()  # the metrics the figure's own words name ('EPS of $3.50', not 'and earned')
+    a_share: bool = False  # the figure is an amount per share by its own words ('$3.85 per share', 'EPS of $3.85')
+    own_keys: frozenset[str] = frozenset()  # subject stems of its own phrase (since the figure or comma before it)
 
 
 def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
@@ -671,13 +673,47 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     # subject between the figures), the metrics and period of the figure's own words when they name one, else
     # of the nearest words before it that do ('revenue for the first quarter is expected to be between $3.5
     # billion and $3.6 billion': the first quarter's revenue, not the EPS the clause opened with)
-    text = f"{_named_before(claim, q, len(clause))} {after}"
+    near = _named_before(claim, q, len(clause))
+    text = f"{near} {after}"
     words = set(re.findall(r"[a-z][a-z-]*", text.lower()))
     named = metrics_of(text) & PROSE_METRICS
     metrics = named or metrics_of(wide) & PROSE_METRICS
-    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics,
-                         bool(words & vocabulary.COMPARISON_WORDS), frozenset(_quarters(text)),
-                         bool(words & _SHARE_WORDS or metrics & _PER_SHARE_METRICS), _of_what(after), named)
+    # a bare 'from' compares only before a figure or a period ('up 9% from $2.40', 'from last year'), not in
+    # 'earnings from continuing operations'; a 'from' right before the figure introduces it as a base
+    compared = bool(words & (vocabulary.COMPARISON_WORDS - {"from"})) or _compares_from(near) or _compares_from(after)
+    # its own words: since the previous figure, past that figure's unit ('$1.07 per diluted share on net sales of')
+    opening = _A_SHARE.match(before)
+    own = before[opening.end():] if opening else before
+    # the figure's own words speak of shares ('$3.85 per diluted share', 'EPS of $3.85');
+    # a per-share metric named elsewhere in the clause ('EPS of $6.86 in the quarter and earned $3.1 billion') does
+    # not make '$3.1 billion' one
+    return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics, compared, frozenset(_quarters(text)),
+                         bool(words & _SHARE_WORDS or named & _PER_SHARE_METRICS), _of_what(after), named,
+                         q.kind == "currency" and (_A_SHARE.match(after) is not None or _PER_SHARE_BEFORE.search(own) is not None
+                                                   or metrics_of(f"{own} {after}") & PROSE_METRICS == {"eps"}),
+                         frozenset(subject_keys(f"{_PHRASE_BREAK.split(own)[-1]} {after}") - _NOT_A_SUBJECT))
+
+
+# where a figure's own phrase begins: after the last comma, colon or semicolon of the words before it ('$3.575 billion
+# range, representing growth of 4.8%': 'range' is the previous figure's)
+_PHRASE_BREAK = re.compile(r"[,;:](?=\s)")
+
+
+# 'revenue per share of $2.30', 'per diluted share was $1.07': the figure's own words before it name an amount per share
+_PER_SHARE_BEFORE = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?share\b[^$€£¥\d]{0,30}$")
+
+
+# 'from' followed by a figure or a period: the base of a comparison ('from $2.40', 'from last year's', 'from 2019',
+# 'from a loss of $1.46', 'from the year-ago quarter'); 'from' at the end of the words before a figure introduces it
+_FROM_BASE = re.compile(
+    r"(?i)\bfrom(?:\s+(?:the|a|an|its|our|their|this|that)\b)?(?:\s+(?:loss|deficit|levels?|low|high)\s+of\b)?\s*(?:$|[$€£¥(]|[-+]?\d|q[1-4]\b|fy"
+    r"|(?:" + "|".join(sorted(vocabulary.PERIOD_WORDS | {"same", "year-ago", "prior-year"} | set(vocabulary.MONTH_NAMES),
+                             key=len, reverse=True)) + r")\b)")
+
+
+def _compares_from(text: str) -> bool:
+    """Does a 'from' of `text` introduce a base figure or period (see _FROM_BASE)?"""
+    return _FROM_BASE.search(text.rstrip()) is not None
 
 
 _OF_WHAT = re.compile(r"(?i)\s*(?:[a-z]+\s+)?of\s+(.+)")
@@ -811,6 +847,10 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and figure.metrics and long_sentence_line(loaded, m.offset) \
                     and not _about_figure(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters):
                 continue
+            # a comparison base and a per-share amount are other figures whatever the claim's metric
+            if window is not None and (base_apart(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters)
+                                       or per_share_apart(figure, loaded, m.offset, end)):
+                continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
             if window is not None and figure.metrics and range_apart(claim.claim, q.start - claim.start, q.end - claim.start,
                                                                       loaded.text, m.offset, end):
                 continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
@@ -980,17 +1020,56 @@ def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, 
         return False
     if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
         return False  # 'earned $6.78' by '$6.78 per diluted common share'
-    if own.named == {"eps"} and "eps" not in stated and not _A_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+    if per_share_apart(own, loaded, start, end):
         return False  # 'earnings per share of $55.4 million' by 'net earnings ... increased $55.4 million'
+    if not own.named and own.own_keys and stated and not own.own_keys & subject_keys(source_clause(loaded, start, end)):
+        # 'raw material cost increases exceeding 21%' by 'adjusted EBITDA was up 21%': a figure whose own words name a
+        # subject of their own takes no metric from its clause's start ('Adjusted EBITDA guidance ... despite'), and a
+        # source figure stated for a metric is no evidence for it unless its clause shares a word of that subject
+        return False
     stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
     if stated_of and not own.of_what & stated_of:
         return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'
+    return not base_apart(own, loaded, start, end, dated=dated, quarters=quarters)
+
+
+def per_share_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the claimed figure an amount per share (by its own words: '$3.85 per diluted share', 'EPS of $3.85') and
+    the source figure not one? A per-share amount is backed only by a source figure followed by 'per (diluted)
+    share' or stated as earnings per share or a dividend ('EPS, $3.85'): the same digits as a whole amount
+    ('net earnings ... increased $55.4 million') are another figure."""
+    if not own.a_share or _A_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
+        return False
+    # one end of a range stated per share ('$1.20 to $1.30 per diluted share'; '$61.2 million or $1.12 per share' is a
+    # whole amount restated per share)
+    other = _OTHER_END.match(loaded.text, end, min(len(loaded.text), end + 60))
+    if other is not None and _A_SHARE.match(loaded.text, other.end(), min(len(loaded.text), other.end() + 40)):
+        return False
+    # 'diluted earnings per common share of $1.04': 'per ... share' or EPS in its own clause (not the 'per diluted
+    # share' the clause opens with, the previous figure's: '$3.85 per diluted share increased $61.2 million')
+    clause = source_clause(loaded, start, end)
+    opening = _A_SHARE.match(clause)
+    clause = clause[opening.end():] if opening else clause
+    return not (stated_metrics(loaded, start, end) & _PER_SHARE_METRICS or _SHARE_NAMED.search(clause))
+
+
+_OTHER_END = re.compile(r"(?i)\s*(?:-|–|to)\s*[$€£¥]?\d[\d,]*(?:\.\d+)?")
+_SHARE_NAMED = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?shares?\b|\beps\b")
+
+
+def base_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int, *, dated: bool, quarters: set[str]) -> bool:
+    """Is the source figure a comparison base, the earlier period's value ('up from $5.52', '$64.2 million a year
+    ago'), that the claim does not call one? A base backs only a claim that names a comparison or an earlier period
+    in its figure's own clause (`FigureSubject.compared`), or states the figure for the base's own period: `dated`
+    ('18.3% for 2018' for a 2018 claim) or one of the claim's `quarters` named right after the base ('compared with
+    $946 million in the second quarter'; a year named there is left to `dated`). This holds for every claimed figure,
+    whatever metric its clause names: a base is the wrong period's value of the same thing."""
     if dated or own.compared or not comparison_base(loaded, start, end):
-        return True
+        return False
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
     named = loaded.text[end:after.start() if after else end + 80]
-    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's: a year named there is left to `dated`
-    return not _YEAR.search(named) and bool(quarters & _quarters(named))
+    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's
+    return bool(_YEAR.search(named)) or not quarters & _quarters(named)
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
