@@ -258,13 +258,15 @@ RATIO_DEFINITIONS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # ('due after more than one year' is never the subtotal 'due within one year'; 'diluted' EPS is not 'basic').
 # A label or claim naming neither side, or both, is left to the other tests. Patterns are regular expressions
 # over lower-case text, each side's own; 'current' is a time word before 'year', 'period', 'quarter' or 'month'.
-_ONE_YEAR = r"(?:one|1|twelve|12)[-\s](?:years?|months)"
+_YEARS = r"(?:\d{1,2}|one|two|three|four|five|ten|twelve)[-\s](?:years?|months)"
 LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
+    # the buckets of a maturity table: due within a span, or after it ('Less than 1 year' | '1-3 years' | 'More
+    # than 5 years'); a bucket between two spans ('1-3 years') names neither side
     "maturity": {
-        "within": (r"within\s+(?:the\s+next\s+)?" + _ONE_YEAR, r"less\s+than\s+" + _ONE_YEAR,
-                   _ONE_YEAR + r"\s+or\s+less", r"(?:not\s+later|no\s+later)\s+than\s+" + _ONE_YEAR),
-        "after": (r"(?:after|over|beyond|more\s+than|later\s+than|exceeding)\s+(?:more\s+than\s+)?" + _ONE_YEAR,
-                  r"after\s+(?:one|1)\s+year"),
+        "within": (r"(?:within|less\s+than|up\s+to|under)\s+(?:the\s+next\s+)?" + _YEARS,
+                   _YEARS + r"\s+or\s+(?:less|below|under|fewer)", r"(?:not|no)\s+later\s+than\s+" + _YEARS),
+        "after": (r"(?:after|over|beyond|more\s+than|later\s+than|exceeding|greater\s+than)\s+(?:more\s+than\s+)?" + _YEARS,
+                  _YEARS + r"\s+or\s+(?:more|longer|over|above)", r"thereafter"),
     },
     "current": {
         "current": (r"(?<!non-)(?<!non)(?<!non\s)(?<!not\s)current(?![-\s](?:year|period|quarter|month|fiscal|ratio|tax))",),

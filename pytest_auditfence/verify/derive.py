@@ -206,9 +206,11 @@ def derive_figure(
             if qa.kind != "percent" and qa.value != 0:
                 # over a negative base (a loss) a change is stated either way: as the move over the base's size
                 # (a loss from (168) to (238) is a 41.67% rise... of the loss) or divided by the signed base
+                # a change is measured from the earlier period's cell: one from the later to the earlier, over the
+                # later one's value, matches an 'off' figure by chance ('((-2,755.1) - (-2,964.6)) / 2,964.6')
                 for base in dict.fromkeys((abs(qa.value), qa.value)):
                     change = (qb.value - qa.value) / base * 100.0
-                    if allowed("change") and abs(change - q.value) <= slack:
+                    if allowed("change") and abs(change - q.value) <= slack and _in_order(index, b, a):
                         over = shown(qa) if base == qa.value else f"-{shown(qa)}"
                         return f"({shown(qb)} - {shown(qa)}) / {over} × 100 = {q.text}", [b, a]
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
@@ -223,7 +225,7 @@ def derive_figure(
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
             elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
-                if abs(change - q.value) <= slack:
+                if abs(change - q.value) <= slack and _in_order(index, b, a):
                     return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
             continue
         if q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
@@ -328,6 +330,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             # for a change along a row, is never the claim's in a column ('the 2019 share' is no 2018 share)
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
     named = _named_rows(score)
+    other_sections = _other_sections(named, subject.keys)
+    named = [row for row in named if row not in other_sections]
+    columns = {key: kept for key, members in columns.items()
+               if (kept := [o for o in members if _row_of(o, index) not in other_sections])}
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     groups = by_column if of_wholes else groups + by_column
@@ -429,6 +435,30 @@ def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
     if len(widest) > 2:
         return []
     return members if len(widest) == 1 else [o for o in members if keys[o.item] in widest]
+
+
+def _row_of(o: Observed, index: SourceIndex) -> tuple:
+    label = index.label(o)
+    return (o.file, label.row, label.section, label.caption)
+
+
+def _other_sections(named: list[tuple], keys: frozenset[str]) -> set[tuple]:
+    """Rows of one label repeated under several section rows ('Internal valuation' under 'Freehold:' and under
+    'Leasehold:'): where the claim names the section of some ('the freehold internal valuation'), those under a
+    section it does not name are another subject's, and no operand of its mean, sum or change (a mean of the
+    leasehold row passed for the freehold one). Rows of other labels are left alone."""
+    by_label: dict[tuple, list[tuple]] = {}
+    for row in named:
+        by_label.setdefault((row[0], row[1].strip().lower(), row[3]), []).append(row)
+    out: set[tuple] = set()
+    for rows in by_label.values():
+        if len({row[2] for row in rows}) < 2:
+            continue
+        own = frozenset(subject_keys(rows[0][1]))
+        chosen = {row for row in rows if (frozenset(subject_keys(row[2])) - own) & keys}
+        if chosen:
+            out.update(row for row in rows if row not in chosen)
+    return out
 
 
 def _named_rows(score: dict[tuple, float]) -> list[tuple]:

@@ -722,7 +722,38 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale=scale, unit=unit, mark=mark,
             )))
             column_of.append(from_right if grid.right_aligned else k)
-    return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
+    return _percent_columns(text, _section_totals(text, _roll_forward(cells), column_of), column_of)
+
+
+# a balance row's date in words ('Nonvested at January 1, 2018', 'Balance as of December 31, 2019')
+_BALANCE_DATE = re.compile(r"(?i)\b(?P<month>january|february|march|april|may|june|july|august|september|october"
+                           r"|november|december)\s+(?P<day>\d{1,2}),?\s+(?P<year>" + _YEAR + r")\b")
+# a balance dated in the first days of January closes the year before ('January 1, 2018' ends fiscal 2017)
+_YEAR_END_SPILL_DAYS = 7
+
+
+def _closing_year(m: re.Match[str]) -> int:
+    year = int(m.group("year"))
+    return year - 1 if m.group("month").lower() == "january" and int(m.group("day")) <= _YEAR_END_SPILL_DAYS else year
+
+
+def _roll_forward(cells: list[Cell]) -> list[Cell]:
+    """A roll-forward ('Nonvested at January 1, 2018', 'Granted', 'Vested', 'Forfeited', 'Nonvested at December
+    30, 2018', ...) dates its flow rows by the balance rows around them: the rows between two dated balances are
+    the movements of the year the second one closes. Without it 'Forfeited (18)' of 2018 carries no period and
+    backs a claim about any year's forfeitures. Only flow rows with no period of their own are dated, and only
+    between two balance rows of the same table."""
+    dated = [(i, m) for i, c in enumerate(cells) if (m := _BALANCE_DATE.search(c.label.row)) is not None]
+    if len(dated) < 2:
+        return cells
+    out = list(cells)
+    for (i, _), (j, closing) in zip(dated, dated[1:]):
+        period = frozenset({(_closing_year(closing), "")})
+        for k in range(i + 1, j):
+            c = out[k]
+            if not c.label.periods and _BALANCE_DATE.search(c.label.row) is None:
+                out[k] = Cell(c.start, c.end, replace(c.label, periods=period))
+    return out
 
 
 # a column header that names what its figures count ('Number of Shares', 'Units', 'No. of employees')
