@@ -194,6 +194,14 @@ def derive_figure(
         la, lb = index.label(a), index.label(b)
         return la is not None and lb is not None and (la.periods == lb.periods or spread <= la.periods | lb.periods)
 
+    def ends(a: Observed, b: Observed) -> bool:
+        """Two cells of the first and last of the periods the claim spans, or not two cells of one period each:
+        the change from 2017 to 2019 is no change from 2018 to 2019."""
+        la, lb = index.label(a), index.label(b)
+        if la is None or lb is None or len(la.periods) != 1 or len(lb.periods) != 1:
+            return True
+        return la.periods | lb.periods == {min(spread), max(spread)}
+
     for a, b in permutations(pool, 2):
         if apart is not None and apart(a, b) or two_series(index, a, b):
             continue
@@ -242,11 +250,12 @@ def derive_figure(
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack \
                 and (not spread or covers(a, b))
             in_order = unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0
-            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack and in_order
+            difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack and in_order \
+                and (not spread or ends(a, b))
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
                 return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
-            if allowed("difference") and _deductions(qa, qb) and _in_order(index, a, b) \
+            if allowed("difference") and _deductions(qa, qb) and _in_order(index, a, b) and (not spread or ends(a, b)) \
                     and abs(abs(qa.value) - abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
                 return f"{_size(qa)} - {_size(qb)} = {q.text}", [a, b]
     return None
@@ -303,8 +312,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         # average balance' is the mean of the balances that open and close 2019
         (year, part), = subject.periods
         subject = replace(subject, periods=subject.periods | {(year - 1, part)})
-    cells = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
-             if o.item not in index.files[o.file].alternatives and not is_weak(index.quantity(o))]
+    found = [o for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
+             if o.item not in index.files[o.file].alternatives]
+    cells = [o for o in found if not is_weak(index.quantity(o))]
+    small = [] if per_counted else _small_cells(found, index, own, subject)
     # an amount per employee is a change, mean or sum of amounts per employee, a whole over a count, or the mean of
     # the wholes of the counted things (the rows of a column: 'the average charges per segment'); never a sum or
     # change of wholes, nor a mean of one row's columns (a balance and the additions to it)
@@ -315,16 +326,20 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         if not ops:
             return None
     rows: dict[tuple, list[Observed]] = {}
+    dated: dict[tuple, list[Observed]] = {}  # each row's cells with its small ones, for its series over periods
     columns: dict[tuple, list[Observed]] = {}
     score: dict[tuple, float] = {}
-    for o in cells:
+    for o in sorted(cells + small, key=lambda o: (o.file, o.item)) if small else cells:
         label = index.label(o)
         if label is None:
             continue
         row = (o.file, label.row, label.section, label.caption)
-        rows.setdefault(row, []).append(o)
+        dated.setdefault(row, []).append(o)
         stems = row_stems(label) | _caption_total(label, subject.keys)
         score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
+        if small and o in small:
+            continue
+        rows.setdefault(row, []).append(o)
         if row_named(subject, label) and not other_period(own, label):
             # a column's rows are compared within the claim's own periods: the period before one, added above
             # for a change along a row, is never the claim's in a column ('the 2019 share' is no 2018 share)
@@ -334,6 +349,8 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     named = [row for row in named if row not in other_sections]
     columns = {key: kept for key, members in columns.items()
                if (kept := [o for o in members if _row_of(o, index) not in other_sections])}
+    for row in named:
+        rows.setdefault(row, [])  # a row of small cells only: in a series over periods alone
     groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
     by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     groups = by_column if of_wholes else groups + by_column
@@ -344,12 +361,12 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
     # the words that name a row name no column of it ('% of total revenue' beside the 'Total cost of revenue' amounts)
     beside = {key for row in named for key in unnamed_series(rows[row], index, words - _stems(row[1]))}
-    beside |= {key for row in named for key in _beside_marked(rows[row], index, subject)}
+    beside |= {key for row in named for key in _beside_marked(dated[row], index, subject)}
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
     series = [] if of_wholes else [members[:MAX_GROUP] for row in sorted(named, key=str)
-                                   for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
+                                   for members in period_series(dated[row], index, subject, words - _stems(row[1]))]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
@@ -358,10 +375,14 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # a row the claim names all but a word of, beside a row it names in full as the base of its figure ('the
     # percentage of sales represented by net other income': 'Sales' and 'Other income (expense), net')
     partial = [] if of_wholes else [members[:MAX_GROUP] for row in _partly_named(claim.claim, score, named)
-                                    for members in period_series(rows[row], index, subject, words - _stems(row[1]))]
+                                    for members in period_series(dated[row], index, subject, words - _stems(row[1]))]
     for members in series + partial:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
                               spread=periods_spread)
+        if found is not None:
+            return found
+    for members in series:
+        found = _change_from_nil(q, members, index, ops, slack_of(q))
         if found is not None:
             return found
     # at large, a pair of two periods' cells that stand in two complete series ('Q1 2019' and 'Q3 2018' of a
@@ -474,6 +495,44 @@ def _named_rows(score: dict[tuple, float]) -> list[tuple]:
 
 # the base a share is of ('percentage of sales represented by ...', '% of total revenue'): the words after 'of'
 _SHARE_BASE = re.compile(r"(?i)(?:\bpercent(?:age)?|%|\bshare|\bproportion)\s+of\s+(?P<base>(?:[a-z]+\s+){0,2}[a-z]+)")
+
+
+def slack_of(q: Quantity) -> float:
+    """How far a computed value may stand from `q` as shown."""
+    return q.tolerance + 1e-9 * max(1.0, abs(q.value))
+
+
+def _change_from_nil(q: Quantity, members: list[Observed], index: SourceIndex, ops: frozenset[str],
+                     slack: float) -> tuple[str, list[Observed]] | None:
+    """A change over a row's series of two periods whose earlier cell is nil ('Green tariff: -27,603 in FY19, 0 in
+    FY18'): the later cell itself, or the earlier one negated when the later is nil. `derive_figure` takes no such
+    pair (x - 0 = x says nothing where a figure came from at large); within one named row's two claimed periods it
+    is the change."""
+    if not ops & {"change", "difference"} or len(members) != 2:
+        return None
+    labels = [index.label(o) for o in members]
+    if any(len(label.periods) != 1 for label in labels) or labels[0].periods == labels[1].periods:
+        return None
+    early, late = sorted(members, key=lambda o: next(iter(index.label(o).periods)))
+    qe, ql = index.quantity(early), index.quantity(late)
+    if not same_family(q, qe) or not same_family(q, ql) or q.kind == "percent":
+        return None
+    if qe.value == 0 and ql.value != 0 and abs(ql.value - q.value) <= slack:
+        return f"{shown(ql)} - 0 = {q.text}", [late, early]
+    if ql.value == 0 and qe.value != 0 and abs(-qe.value - q.value) <= slack:
+        return f"0 - {shown(qe)} = {q.text}", [late, early]
+    return None
+
+
+def _small_cells(found: list[Observed], index: SourceIndex, own: ClaimSubject, subject: ClaimSubject) -> list[Observed]:
+    """Small unit-less cells (under `WEAK_LIMIT`: counts of films, stores, plans) of the periods the claim names.
+    At large such a cell is a chance operand (some pair of a dozen small figures gives almost any small figure), so
+    they are kept for a named row's series over the claim's periods alone, where the figure is determined by one
+    cell per period ('7 in 2019, 10 in 2018': a change of -3), never for pairs across rows or columns."""
+    if not own.periods:
+        return []
+    return [o for o in found if is_weak(q := index.quantity(o)) and q.kind in ("number", "count")
+            and (label := index.label(o)) is not None and label.periods and label.periods <= subject.periods]
 
 
 def _partly_named(text: str, score: dict[tuple, float], named: list[tuple]) -> list[tuple]:

@@ -57,6 +57,27 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Interest income (expense), net", "1.4", "0.2"],
         ["Net income", "9.8 %", "8.1 %"]],
         ""),
+    # small counts, one row label repeated under three section rows
+    "store openings": ("Table 6", [
+        ["", "2019", "2018", "2017"],
+        ["Group (Europe and Asia)", "", "", ""],
+        ["Flagship stores", "6", "9", "4"],
+        ["Outlet stores", "14", "3", "8"],
+        ["Europe Only", "", "", ""],
+        ["Flagship stores", "2", "5", "1"],
+        ["Outlet stores", "8", "2", "6"],
+        ["Asia Only", "", "", ""],
+        ["Flagship stores", "4", "4", "3"],
+        ["Outlet stores", "6", "1", "2"]],
+        ""),
+    # a row that was nil in the earlier year, and one that fell to nil
+    "tariffs": ("Table 7 (In thousands)", [
+        ["", "2019", "2018", "2017"],
+        ["Energy purchased", "31,480", "33,120", "35,904"],
+        ["Green tariff credit", "(4,210)", "0", "300"],
+        ["Legacy supply contract", "0", "1,575", "1,920"],
+        ["Net energy cost", "27,270", "34,695", "38,124"]],
+        ""),
 }
 
 
@@ -147,3 +168,28 @@ def test_a_row_named_in_other_words_beside_the_base_of_its_share(audit, form: st
             ("The change in percentage of revenue represented by net interest income between 2018 and 2019 was "
              "2.3 percent.", "2.3 percent")])
 
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_small_counts_of_a_row_under_the_section_the_claim_names(audit, form: str) -> None:
+    # 6 - 9; (14 + 3 + 8) / 3; 2 - 5; 6 - 1
+    _check(audit, form, "store openings",
+           [("The group change in flagship stores from 2018 to 2019 was -3.", "-3"),
+            ("The average group outlet stores from 2017 to 2019 was 8.33.", "8.33"),
+            ("The Europe change in flagship stores from 2018 to 2019 was -3.", "-3"),
+            ("The Asia change in outlet stores from 2018 to 2019 was 5.", "5")],
+           # Europe's change for Asia (8 - 2); the wrong periods (6 - 4 is 2); Europe's mean for the group's
+           [("The Asia change in outlet stores from 2018 to 2019 was 6.", "6"),
+            ("The group change in flagship stores from 2017 to 2019 was -3.", "-3"),
+            ("The average group outlet stores from 2017 to 2019 was 5.33.", "5.33")])
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_a_change_from_or_to_a_nil_cell_is_the_other_cell(audit, form: str) -> None:
+    # (4,210) - 0; 0 - 1,575
+    _check(audit, form, "tariffs",
+           [("The change in the green tariff credit from 2018 to 2019 was -$4,210 thousand.", "-$4,210 thousand"),
+            ("The change in the legacy supply contract from 2018 to 2019 was -$1,575 thousand.", "-$1,575 thousand")],
+           # the wrong periods (0 - 300; 1,575 - 1,920); invented
+           [("The change in the green tariff credit from 2017 to 2018 was -$4,210 thousand.", "-$4,210 thousand"),
+            ("The change in the legacy supply contract from 2017 to 2018 was -$1,575 thousand.", "-$1,575 thousand"),
+            ("The change in the green tariff credit from 2018 to 2019 was -$4,120 thousand.", "-$4,120 thousand")])
