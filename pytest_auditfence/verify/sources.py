@@ -95,7 +95,7 @@ class FileIndex:
             self.forms.append(form)
         self.codes.append(code)
         self.lines.append(line)
-        if self.text[q.start:q.end] != q.text:
+        if q.end - q.start != len(q.text) or not self.text.startswith(q.text, q.start):  # compared in place
             self.texts[item] = q.text
         return item
 
@@ -491,6 +491,7 @@ class SourceIndex:
                 in_file.append(f)
                 items.append(i)
             self._buckets.append((widest[magnitude], in_file, items))
+        self._values = [index.values for index in files]  # each file's value column, by file: the buckets' values
 
     @classmethod
     def build(
@@ -592,7 +593,7 @@ class SourceIndex:
     def near(self, value: float, tolerance: float) -> Iterable[Observed]:
         """Observations whose value could match `value` within either side's tolerance."""
         slack = 1e-9 * max(1.0, abs(value))
-        columns = [index.values for index in self.files]
+        columns = self._values
         for widest, files, items in self._buckets:
             width = tolerance + widest + slack
             rows = range(len(files))
