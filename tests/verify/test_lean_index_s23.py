@@ -37,6 +37,7 @@ FILING = """Annual report, fiscal 2024 (in millions of US dollars)
 Cloud revenue was $1,234 million in fiscal 2024, up from $1,102 million in fiscal 2023.
 Headcount reached 12,480 employees across 31 countries; the backlog stood at $3.9 billion.
 price: 2024-03-12 close 123.45 volume 1,234,567
+segment_revenue_usd_millions: 2050
 """
 
 
@@ -67,7 +68,8 @@ def get_annual_report(company: str) -> str:
 
 def _old_words(loaded: LoadedFile) -> dict[str, list[int]]:
     """The word lists as main at 14eb686 built them: every figure read on a line (not a cell, not a second
-    reading) listed under each of its line's words, every cell under its label's words, in item order."""
+    reading: 'segment_revenue_usd_millions: 2050' has one, in millions) listed under each of its line's words,
+    every cell under its label's words, in item order."""
     text = loaded.text
     cells = read_tables(text)
     spans = [(cell.start, cell.end) for cell in cells]
@@ -139,7 +141,7 @@ def test_line_words_expand_to_the_per_figure_lists_and_rank_the_same(tmp_path: P
         index = SourceIndex.build(folder, sources, store=store)
         old = [_old_words(store.load(source)) for source in sources]
         assert [_new_words(fi) for fi in index.files] == old
-        asked = [["revenue"], ["cloud", "revenue", "fiscal"], ["close", "volume", "price"], ["margin", "backlog"],
+        asked = [["revenue"], ["segment", "revenue"], ["cloud", "revenue", "fiscal"], ["close", "volume", "price"], ["margin", "backlog"],
                  ["demand", "supply", "guidance", "headcount"], ["nothing"]]
         for words in asked:
             for limit in (3, 50, 400):
