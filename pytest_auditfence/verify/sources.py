@@ -95,7 +95,7 @@ class FileIndex:
             self.forms.append(form)
         self.codes.append(code)
         self.lines.append(line)
-        if self.text[q.start:q.end] != q.text:
+        if q.end - q.start != len(q.text) or not self.text.startswith(q.text, q.start):  # compared in place
             self.texts[item] = q.text
         return item
 
@@ -119,14 +119,14 @@ class FileIndex:
             self._label_at = {starts[i]: label for i, label in self.labels.items()}
 
     @property
-    def ends(self) -> _Ends:
+    def ends(self) -> _Column:
         """Each figure's end offset (start + length)."""
-        return _Ends(self)
+        return _Column(self, lambda item: self.starts[item] + self.lengths[item])
 
     @property
-    def tolerances(self) -> _Tolerances:
+    def tolerances(self) -> _Column:
         """Each figure's tolerance (kept in its form)."""
-        return _Tolerances(self)
+        return _Column(self, lambda item: self.forms[self.codes[item]][4])
 
     def label_at(self, offset: int) -> CellLabel | None:
         """The label of the table cell whose figure starts at `offset` (the last such item's), or None."""
@@ -210,38 +210,22 @@ def _run_starts_at(text: str, at: int) -> bool:
 _RUN_FORM = re.compile(r"\d+(?:\.\d+)?")
 
 
-class _Ends(Sequence[int]):
-    """A file's end offsets, read from its starts and lengths."""
+class _Column(Sequence[float]):
+    """A column a file's index no longer keeps, read per item from the ones it keeps (ends from starts and lengths,
+    tolerances from forms)."""
 
-    __slots__ = ("_index",)
+    __slots__ = ("_index", "_read")
 
-    def __init__(self, index: FileIndex) -> None:
-        self._index = index
+    def __init__(self, index: FileIndex, read: Callable[[int], float]) -> None:
+        self._index, self._read = index, read
 
     def __len__(self) -> int:
         return len(self._index.starts)
 
     def __getitem__(self, item):  # type: ignore[no-untyped-def]
         if isinstance(item, slice):
-            return [self[i] for i in range(*item.indices(len(self)))]
-        return self._index.starts[item] + self._index.lengths[item]
-
-
-class _Tolerances(Sequence[float]):
-    """A file's tolerances, read from its figures' forms."""
-
-    __slots__ = ("_index",)
-
-    def __init__(self, index: FileIndex) -> None:
-        self._index = index
-
-    def __len__(self) -> int:
-        return len(self._index.codes)
-
-    def __getitem__(self, item):  # type: ignore[no-untyped-def]
-        if isinstance(item, slice):
-            return [self[i] for i in range(*item.indices(len(self)))]
-        return self._index.forms[self._index.codes[item]][4]
+            return [self._read(i) for i in range(*item.indices(len(self)))]
+        return self._read(item)
 
 
 class Figures(Sequence[Quantity]):
@@ -491,6 +475,7 @@ class SourceIndex:
                 in_file.append(f)
                 items.append(i)
             self._buckets.append((widest[magnitude], in_file, items))
+        self._values = [index.values for index in files]  # each file's value column, by file: the buckets' values
 
     @classmethod
     def build(
@@ -592,7 +577,7 @@ class SourceIndex:
     def near(self, value: float, tolerance: float) -> Iterable[Observed]:
         """Observations whose value could match `value` within either side's tolerance."""
         slack = 1e-9 * max(1.0, abs(value))
-        columns = [index.values for index in self.files]
+        columns = self._values
         for widest, files, items in self._buckets:
             width = tolerance + widest + slack
             rows = range(len(files))

@@ -20,7 +20,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 Period = tuple[int, str]  # (year, part): (2019, '') for a year, (2023, 'Q3') for a quarter, (2024, 'H1')
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: an index keeps one label a table cell, without a __dict__ each
 class CellLabel:
     """What a number in a table is about: its row (and the section row above it), its column, its period."""
 

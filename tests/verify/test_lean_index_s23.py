@@ -6,7 +6,6 @@ Each is checked against the old path, written out here, over the scaling bench's
 from __future__ import annotations
 
 import heapq
-import importlib.util
 import random
 from pathlib import Path
 
@@ -23,9 +22,8 @@ from pytest_auditfence.verify.sources import (
 )
 from pytest_auditfence.verify.tables import read_tables
 
+from test_compact_index import _bench_corpus
 from tool_runs import claim_of, tool_app
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "verify_scaling.py"
 
 FILING = """Annual report, fiscal 2024 (in millions of US dollars)
 | Segment | FY2024 | FY2023 |
@@ -37,16 +35,8 @@ FILING = """Annual report, fiscal 2024 (in millions of US dollars)
 Cloud revenue was $1,234 million in fiscal 2024, up from $1,102 million in fiscal 2023.
 Headcount reached 12,480 employees across 31 countries; the backlog stood at $3.9 billion.
 price: 2024-03-12 close 123.45 volume 1,234,567
+segment_revenue_usd_millions: 2050
 """
-
-
-def _bench_sources(tmp_path: Path) -> tuple[Path, list[Source]]:
-    spec = importlib.util.spec_from_file_location("verify_scaling_bench_s23", BENCH)
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    bench.OUT = tmp_path
-    return bench.corpus(1)
 
 
 def _captured(tmp_path: Path, report: str) -> Path:
@@ -67,7 +57,8 @@ def get_annual_report(company: str) -> str:
 
 def _old_words(loaded: LoadedFile) -> dict[str, list[int]]:
     """The word lists as main at 14eb686 built them: every figure read on a line (not a cell, not a second
-    reading) listed under each of its line's words, every cell under its label's words, in item order."""
+    reading: 'segment_revenue_usd_millions: 2050' has one, in millions) listed under each of its line's words,
+    every cell under its label's words, in item order."""
     text = loaded.text
     cells = read_tables(text)
     spans = [(cell.start, cell.end) for cell in cells]
@@ -130,7 +121,7 @@ def _old_with_words(index: SourceIndex, old: list[dict[str, list[int]]], words: 
 
 
 def test_line_words_expand_to_the_per_figure_lists_and_rank_the_same(tmp_path: Path) -> None:
-    root, bench = _bench_sources(tmp_path / "bench")
+    root, bench = _bench_corpus(tmp_path / "bench")
     trace = _captured(tmp_path / "run", "Cloud revenue was $1,234 million in fiscal 2024.\n")
     for folder, sources in ((root, bench[:6]),
                             (trace, [Source.from_file(trace, str(p.relative_to(trace)), node="tools",
@@ -139,7 +130,7 @@ def test_line_words_expand_to_the_per_figure_lists_and_rank_the_same(tmp_path: P
         index = SourceIndex.build(folder, sources, store=store)
         old = [_old_words(store.load(source)) for source in sources]
         assert [_new_words(fi) for fi in index.files] == old
-        asked = [["revenue"], ["cloud", "revenue", "fiscal"], ["close", "volume", "price"], ["margin", "backlog"],
+        asked = [["revenue"], ["segment", "revenue"], ["cloud", "revenue", "fiscal"], ["close", "volume", "price"], ["margin", "backlog"],
                  ["demand", "supply", "guidance", "headcount"], ["nothing"]]
         for words in asked:
             for limit in (3, 50, 400):
@@ -152,7 +143,7 @@ def test_line_words_expand_to_the_per_figure_lists_and_rank_the_same(tmp_path: P
 
 
 def test_forms_lengths_and_label_offsets_read_back_the_parsers_figures(tmp_path: Path) -> None:
-    root, sources = _bench_sources(tmp_path)
+    root, sources = _bench_corpus(tmp_path)
     store = FileStore(root)
     for source in sources[:4]:
         fi = _index_file(store.load(source))
@@ -167,7 +158,7 @@ def test_forms_lengths_and_label_offsets_read_back_the_parsers_figures(tmp_path:
 
 
 def test_value_buckets_return_what_a_value_column_beside_them_returned(tmp_path: Path) -> None:
-    root, sources = _bench_sources(tmp_path)
+    root, sources = _bench_corpus(tmp_path)
     index = SourceIndex.build(root, sources[:5])
     rng = random.Random(23)
     probes = [(index.files[f].values[i], index.files[f].tolerances[i])
