@@ -659,6 +659,7 @@ class FigureSubject:
     named: frozenset[str] = frozenset()  # the metrics the figure's own words name ('EPS of $3.50', not 'and earned')
     a_share: bool = False  # the figure is an amount per share by its own words ('$3.85 per share', 'EPS of $3.85')
     own_keys: frozenset[str] = frozenset()  # subject stems of its own phrase (since the figure or comma before it)
+    counted: str | None = None  # a whole count's noun, stemmed ('12 stores': 'store')
 
 
 def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
@@ -687,11 +688,20 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     # the figure's own words speak of shares ('$3.85 per diluted share', 'EPS of $3.85');
     # a per-share metric named elsewhere in the clause ('EPS of $6.86 in the quarter and earned $3.1 billion') does
     # not make '$3.1 billion' one
+    a_share = q.kind == "currency" and (_A_SHARE.match(after) is not None or _PER_SHARE_BEFORE.search(own) is not None
+                                        or metrics_of(f"{own} {after}") & PROSE_METRICS == {"eps"})
     return FigureSubject(frozenset(subject_keys(wide) - _NOT_A_SUBJECT), metrics, compared, frozenset(_quarters(text)),
-                         bool(words & _SHARE_WORDS or named & _PER_SHARE_METRICS), _of_what(after), named,
-                         q.kind == "currency" and (_A_SHARE.match(after) is not None or _PER_SHARE_BEFORE.search(own) is not None
-                                                   or metrics_of(f"{own} {after}") & PROSE_METRICS == {"eps"}),
-                         frozenset(subject_keys(f"{_PHRASE_BREAK.split(own)[-1]} {after}") - _NOT_A_SUBJECT))
+                         bool(words & _SHARE_WORDS or named & _PER_SHARE_METRICS), _of_what(after), named, a_share,
+                         frozenset(subject_keys(f"{_PHRASE_BREAK.split(own)[-1]} {after}") - _NOT_A_SUBJECT),
+                         _counted(claim, q))
+
+
+def _counted(claim: ClaimRecord, q: Quantity) -> str | None:
+    """The stem of the noun a whole count counts, the word right after it ('acquire 11 stores': 'store'), or None."""
+    if q.kind != "number" or q.unit is not None or q.value != int(q.value) or q.value < 2:
+        return None
+    word = _word_after(claim.claim, q.end - claim.start)
+    return subject_stem(word) if word else None
 
 
 # where a figure's own phrase begins: after the last comma, colon or semicolon of the words before it ('$3.575 billion
@@ -706,9 +716,10 @@ _PER_SHARE_BEFORE = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?share\b[^$€£�
 # 'from' followed by a figure or a period: the base of a comparison ('from $2.40', 'from last year's', 'from 2019',
 # 'from a loss of $1.46', 'from the year-ago quarter'); 'from' at the end of the words before a figure introduces it
 _FROM_BASE = re.compile(
-    r"(?i)\bfrom(?:\s+(?:the|a|an|its|our|their|this|that)\b)?(?:\s+(?:loss|deficit|levels?|low|high)\s+of\b)?\s*(?:$|[$€£¥(]|[-+]?\d|q[1-4]\b|fy"
-    r"|(?:" + "|".join(sorted(vocabulary.PERIOD_WORDS | {"same", "year-ago", "prior-year"} | set(vocabulary.MONTH_NAMES),
-                             key=len, reverse=True)) + r")\b)")
+    r"(?i)\bfrom(?:\s+(?:the|a|an|its|our|their|this|that)\b)?(?:\s+(?:loss|deficit|levels?|low|high)\s+of\b)?"
+    r"\s*(?:$|[$€£¥(]|[-+]?\d|q[1-4]\b|fy|(?:"
+    + "|".join(sorted(vocabulary.PERIOD_WORDS | {"same", "year-ago", "prior-year"} | set(vocabulary.MONTH_NAMES),
+                      key=len, reverse=True)) + r")\b)")
 
 
 def _compares_from(text: str) -> bool:
@@ -851,6 +862,9 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and (base_apart(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters)
                                        or per_share_apart(figure, loaded, m.offset, end)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
+            if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
+                    and count_apart(figure, loaded, m.offset, end):
+                continue  # 'acquire 12 stores' by 'open five new stores this year and 12 new stores in 2022'
             if window is not None and figure.metrics and range_apart(claim.claim, q.start - claim.start, q.end - claim.start,
                                                                       loaded.text, m.offset, end):
                 continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
@@ -1020,6 +1034,8 @@ def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, 
         return False
     if not own.per_share and _PER_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
         return False  # 'earned $6.78' by '$6.78 per diluted common share'
+    if own.named == {"eps"} and "eps" not in stated and not _stated_per_share(loaded.text, end):
+        return False  # 'EPS rose 28%' by 'pre-owned units were up 28%': a figure of EPS alone by one stated for EPS
     if per_share_apart(own, loaded, start, end):
         return False  # 'earnings per share of $55.4 million' by 'net earnings ... increased $55.4 million'
     if not own.named and own.own_keys and stated and not own.own_keys & subject_keys(source_clause(loaded, start, end)):
@@ -1038,12 +1054,7 @@ def per_share_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int
     the source figure not one? A per-share amount is backed only by a source figure followed by 'per (diluted)
     share' or stated as earnings per share or a dividend ('EPS, $3.85'): the same digits as a whole amount
     ('net earnings ... increased $55.4 million') are another figure."""
-    if not own.a_share or _A_SHARE.match(loaded.text, end, min(len(loaded.text), end + 40)):
-        return False
-    # one end of a range stated per share ('$1.20 to $1.30 per diluted share'; '$61.2 million or $1.12 per share' is a
-    # whole amount restated per share)
-    other = _OTHER_END.match(loaded.text, end, min(len(loaded.text), end + 60))
-    if other is not None and _A_SHARE.match(loaded.text, other.end(), min(len(loaded.text), other.end() + 40)):
+    if not own.a_share or _stated_per_share(loaded.text, end):
         return False
     # 'diluted earnings per common share of $1.04': 'per ... share' or EPS in its own clause (not the 'per diluted
     # share' the clause opens with, the previous figure's: '$3.85 per diluted share increased $61.2 million')
@@ -1053,11 +1064,39 @@ def per_share_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int
     return not (stated_metrics(loaded, start, end) & _PER_SHARE_METRICS or _SHARE_NAMED.search(clause))
 
 
+def _stated_per_share(text: str, end: int) -> bool:
+    """Is the source figure ending at `end` followed by 'per (diluted) share', itself or past the other end of its
+    range ('$1.20 to $1.30 per diluted share'; '$61.2 million or $1.12 per share' is a whole amount restated per
+    share)?"""
+    if _A_SHARE.match(text, end, min(len(text), end + 40)):
+        return True
+    other = _OTHER_END.match(text, end, min(len(text), end + 60))
+    return other is not None and _A_SHARE.match(text, other.end(), min(len(text), other.end() + 40)) is not None
+
+
 _OTHER_END = re.compile(r"(?i)\s*(?:-|–|to)\s*[$€£¥]?\d[\d,]*(?:\.\d+)?")
 _SHARE_NAMED = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?shares?\b|\beps\b")
 
 
-def base_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int, *, dated: bool, quarters: set[str]) -> bool:
+def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the source figure a count of the same thing for another event ('acquire 12 stores' by 'we plan to open ...
+    12 new stores in 2022')? A count is told apart by what happens to the things counted, not by the things: when
+    the source figure's own clause counts the claim's noun, the words of the claimed count's own phrase other than
+    that noun ('announced an agreement to acquire') must share a stem with the clause's other words, when both
+    have some."""
+    if own.counted is None:
+        return False
+    event = own.own_keys - {own.counted}
+    clause = subject_keys(source_clause(loaded, start, end)) - _NOT_A_SUBJECT
+    if not event or own.counted not in clause:
+        return False
+    theirs = clause - {own.counted}
+    return bool(theirs) and not event & theirs
+
+
+def base_apart(
+    own: FigureSubject, loaded: LoadedFile, start: int, end: int, *, dated: bool, quarters: set[str],
+) -> bool:
     """Is the source figure a comparison base, the earlier period's value ('up from $5.52', '$64.2 million a year
     ago'), that the claim does not call one? A base backs only a claim that names a comparison or an earlier period
     in its figure's own clause (`FigureSubject.compared`), or states the figure for the base's own period: `dated`

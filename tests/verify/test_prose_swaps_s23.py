@@ -2,7 +2,8 @@
 word ('earnings from continuing operations'); a comparison base ('up from $5.52', 'the prior-year levels of $64.2
 million') backs only a claim that calls it the earlier value, whatever metric the claim names; an amount per share
 needs a per-share source figure, and a whole amount is not backed by one; a figure whose own words name a subject
-('raw material cost') is not backed by a figure stated for a metric ('adjusted EBITDA was up 21%'). Each run is a captured LangGraph run; each rule is shown
+('raw material cost') is not backed by a figure stated for a metric ('adjusted EBITDA was up 21%'); a count is not
+backed by the count of the same thing for another event. Each run is a captured LangGraph run; each rule is shown
 with the swap it must flag and the true claim it must keep."""
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ CALL = (
     "material cost increases that we now expect to exceed 10% for the fiscal year.\n"
     "For the full year we expect net interest expense in the range of $230 million to $240 million and capital "
     "expenditures of about $415 million.\n"
+    "Today we announced an agreement to acquire 11 stores and one service center from a dealer group in Georgia.\n"
+    "We plan to open five new stores by the end of this year and 12 new stores in 2022.\n"
 )
 
 
@@ -49,7 +52,7 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED)
 
 
 def test_the_call_has_long_sentence_lines() -> None:
-    assert [len(line) > 160 for line in CALL.splitlines()] == [False, True, True, False, True, False, False, True, False]
+    assert [len(line) > 160 for line in CALL.splitlines()] == [False, True, True, False, True, False, False, True, False, False, False]
 
 
 @pytest.mark.parametrize("report, figure", [
@@ -72,6 +75,9 @@ def test_the_call_has_long_sentence_lines() -> None:
      "exceeding 10% for the year.", "10%"),
     ("Adjusted EBITDA was up 21% and organic revenues rose 19%.", "21%"),
     ("Net interest expense is expected at $230 million to $240 million.", "$230 million"),
+    # a count by the count of its own event
+    ("The company announced an agreement to acquire 11 stores.", "11 stores"),
+    ("The company plans to open 12 new stores in 2022.", "12 new stores"),
 ])
 def test_a_figure_backs_the_claim_that_states_it_as_the_source_does(audit, report: str, figure: str) -> None:
     assert audit(report, figure) is Verdict.VERIFIED
@@ -92,6 +98,8 @@ def test_a_figure_backs_the_claim_that_states_it_as_the_source_does(audit, repor
      "exceeding 21% for the year.", "21%"),
     # an amount per share ('revenue per share of') by a whole amount
     ("The company reported revenue per share of $230 million.", "$230 million"),
+    # a count of the same thing (stores) for another event (opened, not acquired)
+    ("The company announced an agreement to acquire 12 stores.", "12 stores"),
 ])
 def test_a_figure_stated_as_another_figure_is_flagged(audit, report: str, figure: str) -> None:
     assert audit(report, figure) in FLAGGED
