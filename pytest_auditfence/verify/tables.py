@@ -549,9 +549,25 @@ def _lead_in_below(text: str, end: int) -> str:
     document tool renders a table before the text around it). '' when none."""
     m = _LEAD_IN.search(text, end, min(len(text), end + _LEAD_IN_CHARS))
     if m is None:
-        return ""
+        return _naming_lead_in(text, end)
     start = max(text.rfind("\n", end, m.start()), text.rfind(". ", end, m.start())) + 1
     return " ".join(text[start:m.end()].split())
+
+
+# a line that introduces a table without stating a scale ('Operating income included the following:')
+_NAMING_LEAD_IN = re.compile(r"(?i)[ \t]*(?:<p>)?(?P<lead>[^\n:<>]{8,160}?\b(?:the\s+following|as\s+follows))\s*:\s*(?:</p>)?[ \t]*")
+
+
+def _naming_lead_in(text: str, end: int) -> str:
+    """The first line below the last table, where it introduces a table and names what it holds but states no scale
+    ('Operating income included the following:'): the table's caption too (a bare 'Total' row totals what it
+    names, see `derive._caption_total`); a line further down may introduce something else, and is not read."""
+    after = text.find("\n", end)
+    for _, line in _lines(text[after + 1:] if after >= 0 else ""):
+        if _TAG.sub("", line).strip():  # past the table's last line and its closing tags
+            m = _NAMING_LEAD_IN.fullmatch(line)
+            return " ".join(m.group("lead").split()) if m else ""
+    return ""
 
 
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
@@ -614,8 +630,9 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         # the lead-in below the table names what it holds and states its scale (and its 'except per share data')
         # as a caption would; the caption's own scale stands first
         caption = f"{caption} {below}".strip()
-        if caption_scale is None:
-            lead_scale, lead_unit = quantities.detect_scale_context(_SCALE_PHRASE.search(below).group())
+        stated_below = _SCALE_PHRASE.search(below)
+        if caption_scale is None and stated_below is not None:
+            lead_scale, lead_unit = quantities.detect_scale_context(stated_below.group())
             caption_scale, caption_unit = lead_scale, caption_unit or lead_unit
     if caption_scale is None and caption_unit is None:
         caption_scale, caption_unit = _stated_scale(text, grid.start)

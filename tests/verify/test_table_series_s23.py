@@ -78,6 +78,22 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Legacy supply contract", "0", "1,575", "1,920"],
         ["Net energy cost", "27,270", "34,695", "38,124"]],
         ""),
+    # a bare 'Total' row, named by the line below the table that introduces it without a scale
+    "charges": ("Table 8 (In millions)", [
+        ["", "2019", "2018"],
+        ["Integration costs", "$ 31", "$ 17"],
+        ["Restructuring charges", "214", "109"],
+        ["Asset write-offs", "12", "4"],
+        ["Total", "$ 257", "$ 130"]],
+        "Cost of sales included the following:"),
+    # the same table, the line below it introducing nothing
+    "charges, prose below": ("Table 8 (In millions)", [
+        ["", "2019", "2018"],
+        ["Integration costs", "$ 31", "$ 17"],
+        ["Restructuring charges", "214", "109"],
+        ["Asset write-offs", "12", "4"],
+        ["Total", "$ 257", "$ 130"]],
+        "Cost of sales rose with volume in both years."),
 }
 
 
@@ -193,3 +209,16 @@ def test_a_change_from_or_to_a_nil_cell_is_the_other_cell(audit, form: str) -> N
            [("The change in the green tariff credit from 2017 to 2018 was -$4,210 thousand.", "-$4,210 thousand"),
             ("The change in the legacy supply contract from 2017 to 2018 was -$1,575 thousand.", "-$1,575 thousand"),
             ("The change in the green tariff credit from 2018 to 2019 was -$4,120 thousand.", "-$4,120 thousand")])
+
+
+@pytest.mark.parametrize("form", ["markdown", "html", "csv", "pdf"])
+def test_a_line_below_the_table_that_introduces_it_names_its_total(audit, form: str) -> None:
+    # 257 - 130 = 127: the 'Total' row totals what 'Cost of sales included the following:' names
+    _check(audit, form, "charges",
+           [("The change in total cost of sales from 2018 to 2019 was $127 million.", "$127 million")],
+           # invented; the wrong scale
+           [("The change in total cost of sales from 2018 to 2019 was $137 million.", "$137 million"),
+            ("The change in total cost of sales from 2018 to 2019 was $127 billion.", "$127 billion")])
+    # a line below that introduces nothing names no row
+    _check(audit, form, "charges, prose below", [],
+           [("The change in total cost of sales from 2018 to 2019 was $127 million.", "$127 million")])
