@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from pytest_auditfence.claims.quantities import percent_dimension
 from pytest_auditfence.models import Quantity
 
 RULE_SEARCH_FIRST = "search-first"
@@ -127,7 +128,10 @@ def _displayed(q: Quantity) -> tuple[float, float]:
 
 
 def _dimension(q: Quantity) -> str | None:
-    return None if q.kind in ("number", "count") else q.kind
+    """The quantity's dimension; percentage points and basis points are one ('points'), apart from percent."""
+    if q.kind in ("number", "count"):
+        return None
+    return percent_dimension(q) or q.kind
 
 
 def _compatible(claimed: Quantity, observed: Quantity) -> bool:

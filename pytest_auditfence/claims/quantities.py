@@ -1028,7 +1028,21 @@ def _system(q: Quantity) -> str:
     return found[1] if found else "decimal"
 
 
+def percent_dimension(q: Quantity) -> str | None:
+    """'points' for a change of a rate ('5 percentage points', '50 bps'), 'percent' for a rate or a relative
+    change ('5%', '5 percent'), None for any other kind.
+
+    The two are different dimensions: a margin up from 40% to 45% rose 5 percentage points, which is a 12.5%
+    rise, so a source's '5 percentage points' is no evidence for a claim of '5%' nor the other way round.
+    Basis points are hundredths of a percentage point ('500 bps' is 5 points)."""
+    if q.kind == "bps" or q.kind == "percent" and q.unit in ("pp", "bps"):
+        return "points"
+    return "percent" if q.kind == "percent" else None
+
+
 def _compatible(claimed: Quantity, observed: Quantity) -> bool:
+    if _FAMILY[claimed.kind] == "percent" and _FAMILY[observed.kind] == "percent":
+        return percent_dimension(claimed) == percent_dimension(observed)
     if _FAMILY[claimed.kind] != _FAMILY[observed.kind]:
         # a bare number and a ratio are the same figure written two ways ("2.5" vs "2.5x")
         pair = {claimed.kind, observed.kind}

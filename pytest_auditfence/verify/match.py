@@ -13,7 +13,7 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
-from pytest_auditfence.verify.tables import CellLabel, Period, periods_in, within_year, words_besides_periods
+from pytest_auditfence.verify.tables import CellLabel, Period, dated_ranges, periods_in, within_year, words_besides_periods
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
 
@@ -293,7 +293,11 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     ('in 2019', 'FY2024', 'Q3 2023', 'from 2017 to 2019' names each year of the range); the heading's
     periods when the sentence names none."""
     text = claim.claim
-    periods = set(periods_in(text))
+    # a range between two dates names the years between them only (see `dated_ranges`), not its first date's
+    ranges = dated_ranges(text)
+    periods = set(periods_in(_blanked(text, [(a, b) for a, b, _ in ranges])))
+    for _, _, years in ranges:
+        periods.update(years)
     for m in _PERIOD_RANGE.finditer(text):
         lo, hi = sorted((int(m.group(1) or m.group(2)), int(m.group(3))))
         if hi - lo <= _MAX_RANGE_YEARS:
@@ -304,6 +308,13 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         within_year(frozenset(periods), text), label_sides(text))
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span replaced by spaces (so the offsets of the rest stay)."""
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
 
 
 _LABEL_AXES = [(axis, side, re.compile(r"\b(?:" + "|".join(patterns) + r")\b"))

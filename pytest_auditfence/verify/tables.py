@@ -754,6 +754,26 @@ def _closing_year(m: re.Match[str]) -> int:
     return year - 1 if m.group("month").lower() == "january" and int(m.group("day")) <= _YEAR_END_SPILL_DAYS else year
 
 
+_DATED_RANGE = re.compile(
+    r"(?i)\b(?:between|from)\s+(?P<first>" + _BALANCE_DATE.pattern.removeprefix("(?i)") + r")\s*,?\s+(?:and|to|through|until)\s+"
+    r"(?P<second>" + _BALANCE_DATE.pattern.removeprefix("(?i)").replace("?P<", "?P<b_") + r")")
+
+
+def dated_ranges(text: str) -> list[tuple[int, int, frozenset[Period]]]:
+    """The ranges between two dates a text names ('between December 30, 2018 and December 29, 2019'), each with
+    its span and the years it covers: those a roll-forward's blocks between the same two balance dates are dated
+    with (`_roll_forward`), the years after the first date's closing year up to the second's. The first date
+    closes the year before the range, so the range names 2019 alone, not 2018: the block that ends on December
+    30, 2018 holds 2018's flows, which are not the claim's."""
+    out = []
+    for m in _DATED_RANGE.finditer(text):
+        first = _closing_year(_BALANCE_DATE.match(m.group("first")))
+        second = _closing_year(_BALANCE_DATE.match(m.group("second")))
+        if first < second <= first + 12:
+            out.append((m.start(), m.end(), frozenset((year, "") for year in range(first + 1, second + 1))))
+    return out
+
+
 def _roll_forward(cells: list[Cell]) -> list[Cell]:
     """A roll-forward ('Nonvested at January 1, 2018', 'Granted', 'Vested', 'Forfeited', 'Nonvested at December
     30, 2018', ...) dates its flow rows by the balance rows around them: the rows between two dated balances are

@@ -330,9 +330,14 @@ MATCHES = [
     ("$5 million", "€5 million", False),  # no exchange rates
     ("$5 million", "5,000,000", True),  # the source dropped the symbol
     ("5%", "5", False),
-    ("25 bps", "0.25%", True),
-    ("0.3%", "25 bps", True),
-    ("25 bps", "0.3%", False),
+    # basis points are hundredths of a percentage point, a dimension apart from percent (issue 10, stop 23)
+    ("25 bps", "0.25 percentage points", True),
+    ("0.3 pp", "25 bps", True),
+    ("25 bps", "0.3 pp", False),
+    ("25 bps", "0.25%", False),
+    ("0.3%", "25 bps", False),
+    ("5%", "5 percentage points", False),
+    ("5 percentage points", "5%", False),
     ("2.5x", "2.5 times", True),
     ("400 °F", "205 °C", True),
     ("205 °C", "400 °F", True),

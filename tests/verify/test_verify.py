@@ -46,7 +46,7 @@ The CEO called it "A record year for the data center business".
 The CEO called it "the best year in our history".
 Results are at https://example.com/nvda/q4-results and https://example.com/made-up.
 The outlook is encouraging.
-The company has three segments and 2 regional offices.
+The company has three segments and ranks 2 in its region.
 Net income was $1.2 billion while capex hit $9.9 billion.
 """
 
@@ -162,7 +162,8 @@ def test_urls_must_appear_in_the_sources(unit):
 
 def test_claims_without_atoms_or_with_only_small_numbers_are_unverifiable(unit):
     assert check(unit, "The outlook is encouraging.").verdict is Verdict.UNVERIFIABLE
-    weak = check(unit, "The company has three segments and 2 regional offices.")
+    # a small number that counts no noun ('ranks 2 in its region'); '2 regional offices' is a count, and checked
+    weak = check(unit, "The company has three segments and ranks 2 in its region.")
     assert weak.verdict is Verdict.UNVERIFIABLE
     assert any("small unit-less numbers not checked: 2" in note for note in weak.notes)
 
