@@ -747,6 +747,20 @@ def _of_what(after: str) -> frozenset[str]:
     return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
 
 
+# words that say which amount of a thing a figure is (vocabulary.FIGURE_QUALIFIERS: 'net', 'gross', 'adjusted',
+# 'diluted') or how much of it ('total'), not what thing: '$40 million of net provisions' and '$40 million of net
+# charge-offs' share only 'net'
+_QUALIFIER_STEMS = frozenset(subject_stem(w) for w in (
+    "net", "gross", "operating", "adjusted", "diluted", "basic", "total", "reported", "underlying"))
+
+
+def _same_things(claimed: frozenset[str], stated: frozenset[str]) -> bool:
+    """Do two 'of ...' phrases name the same things? They must share a stem besides the qualifiers of an amount
+    (`_QUALIFIER_STEMS`), when both name something besides them; else any shared stem will do."""
+    own, theirs = claimed - _QUALIFIER_STEMS, stated - _QUALIFIER_STEMS
+    return bool(own & theirs) if own and theirs else bool(claimed & stated)
+
+
 def _of_another(text: str, end: int, keys: set[str]) -> bool:
     """Does a prose figure say it is an amount of something the claim never names ('$2.3 million of impairments'
     for a claim about state licenses)?"""
@@ -1055,7 +1069,7 @@ def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, 
         # source figure stated for a metric is no evidence for it unless its clause shares a word of that subject
         return False
     stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
-    if stated_of and not own.of_what & stated_of:
+    if stated_of and not _same_things(own.of_what, stated_of):
         return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'
     return not base_apart(own, loaded, start, end, dated=dated, quarters=quarters)
 
