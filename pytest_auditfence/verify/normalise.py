@@ -32,6 +32,34 @@ def is_weak(q: Quantity) -> bool:
 _PRECISE_DECIMAL = re.compile(r"\.\d{2,}")
 
 
+# A whole number followed by the plural noun it counts, with at most two words between ('12 stores', '5 operating
+# segments', '7 new countries', '830 people'); time words are durations and 'times' a multiple, never a count.
+_COUNTED_NOUN = re.compile(
+    r"[ \u00a0]+(?:(?!(?:and|or|of|the|to|in|at|on|for|from|by|with|than|per|its|their|each)\b)[A-Za-z][a-z-]*[ \u00a0]+){0,2}?"
+    r"(?!(?:times|years|months|weeks|days|hours|minutes|seconds|quarters|decades|percent|points|basis|is|was|has|as|its|this|thus|less|plus"
+    # measures, not counted things: '2 cups', '9 cubic yards', '4 bits', '80 degrees'
+    r"|cups|tablespoons|teaspoons|ounces|pounds|grams|kilograms|yards|feet|inches|miles|liters|litres|gallons|quarts"
+    r"|pints|degrees|bits|bytes|cloves|slices|pieces|servings|doses)\b)"
+    r"(?:[a-z][a-z-]{2,}s|people|staff|personnel|children|men|women)\b"
+)
+
+
+def counts_a_noun(text: str, q: Quantity, offset: int = 0) -> bool:
+    """Is the small whole number `q` (at `q.start - offset` in `text`) a count of the noun after it ('5 segments')?
+
+    Such a count is a figure the report claims like any amount, so it is checked, where a bare small number
+    ('rank 3', 'in 2 of the years') would match some cell or line by chance: a perturbed '6 segments' must come
+    out flagged, not `unverifiable`."""
+    if q.kind not in ("number", "count") or q.unit or q.scale != 1.0 or q.value != int(q.value) or q.value < 0:
+        return False
+    start, end = q.start - offset, q.end - offset
+    if start < 0 or end > len(text):
+        return False
+    if start > 0 and text[start - 1] in "x×*/^":
+        return False  # a size or a formula ('6x8 speakers', '2^4'), no count
+    return _COUNTED_NOUN.match(text, end) is not None
+
+
 _FAMILY = {"currency": "amount", "number": "amount", "count": "amount"}
 
 

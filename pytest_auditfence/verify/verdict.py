@@ -20,7 +20,7 @@ from pytest_auditfence.verify.match import (
     COMPUTED, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_operand,
     prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
-from pytest_auditfence.verify.normalise import PER_UNIT, is_weak
+from pytest_auditfence.verify.normalise import PER_UNIT, counts_a_noun, is_weak
 from pytest_auditfence.verify.references import (
     CitedSources, allowed_origins, apply_origin_rules, cited_form, compile_rules, name_span, placed_verdict,
     resolve_reference, url_scopes,
@@ -184,13 +184,14 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     own = [q for q in to_check if not is_weak(q) and period_span(claim, q) is not None]
     # a small number about a subject a table holds ('the expected term in 2019 was 0.5') is checked: its
     # row and period place it, where in prose it would match something anywhere by chance
-    placed = [q for q in to_check if is_weak(q) and subject_in_table(claim, q, index)]
+    # and so is a count with its noun ('5 operating segments'): a claimed figure like any other
+    table_placed = [q for q in to_check if is_weak(q) and subject_in_table(claim, q, index)]
+    placed = table_placed + [q for q in to_check if is_weak(q) and q not in table_placed
+                             and counts_a_noun(claim.claim, q, claim.start)]
     strong = [q for q in to_check if (not is_weak(q) or q in placed) and q not in own]
     if own:
         notes.append(f"not checked, the length of the claim's own period range: {', '.join(q.text for q in own)}")
     weak = [q.text for q in to_check if is_weak(q) and q not in placed]
-    if weak:
-        notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
 
     cited: list[str] | None = None
     named_refs = [r for r in claim.references if r.kind != "url"]
@@ -229,7 +230,17 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             line = index.loaded(f).line_of(start)
             near.update((f, ln) for ln in range(line - 2, line + 3))
     for q in pending:
-        results.append(_check_quantity(claim, q, index, cited, near))
+        result = _check_quantity(claim, q, index, cited, near)
+        if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and q in placed and q not in table_placed:
+            # a count the sources state for no noun of the claim's ('here are 5 ways' over a list of five): the
+            # writer counted, which is no figure to look up, so it is not checked, nor is a small count found in
+            # another passage than the cited one (by chance, as often as not); a count the sources state
+            # otherwise for its subject ('4 operating segments') is `contradicted` above, and flagged
+            weak.append(q.text)
+            continue
+        results.append(result)
+    if weak:
+        notes.append(f"small unit-less numbers not checked: {', '.join(weak)}")
     for quote in claim.quotes:
         matches = find_atom(quote, index)
         if matches:

@@ -1,5 +1,6 @@
 """Issue 10, trust and units (stop 23, branch 10u), over real captured runs: percent and percentage points are
-different dimensions (basis points are hundredths of a point); a claim's range between two balance dates names
+different dimensions (basis points are hundredths of a point); a small whole number with the noun it counts ('5
+operating segments') is a claimed figure, checked like any other; a claim's range between two balance dates names
 only the roll-forward block between them, not the year of its first date."""
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED, Verdict.MISATTRIBUTED)
 MARGIN = """Results of operations
 
 In 2019 operating margin widened by 5 percentage points to 18.4% of revenue. Revenue grew 12% to $4,100 million.
+"""
+
+NETWORK = """Store network
+
+At December 31, 2019 we operated 12 stores in 5 countries and reported 4 operating segments. We employed 830 people.
 """
 
 RSU_CSV = """Restricted stock units
@@ -36,7 +42,7 @@ Forfeited,(41),—
 "Nonvested at December 29, 2019",377,$12.55
 """
 
-DOCUMENTS = {"margin": MARGIN, "rsu": RSU_CSV}
+DOCUMENTS = {"margin": MARGIN, "network": NETWORK, "rsu": RSU_CSV}
 
 
 @pytest.fixture
@@ -64,6 +70,34 @@ def test_a_percent_is_no_evidence_for_points(audit):
     assert claim.verdict in FLAGGED, (claim.verdict, claim.notes)
     claim = audit("margin", "Revenue grew 1,200 basis points in 2019.", "1,200")
     assert claim.verdict in FLAGGED, (claim.verdict, claim.notes)
+
+
+# -- counts with their counted noun -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence, figure", [
+    ("The company reported 4 operating segments in 2019.", "4"),
+    ("The company had stores in 5 countries in 2019.", "5"),
+])
+def test_a_true_count_is_checked_and_verified(audit, sentence, figure):
+    claim = audit("network", sentence, figure)
+    assert claim.verdict in COVERED, (claim.verdict, claim.notes)
+
+
+@pytest.mark.parametrize("sentence, figure", [
+    ("The company reported 6 operating segments in 2019.", "6"),
+    ("At December 31, 2019 the company operated in 7 countries.", "7"),
+    ("At December 31, 2019 the company operated 3 stores.", "3"),
+])
+def test_a_wrong_count_is_flagged_not_left_unchecked(audit, sentence, figure):
+    claim = audit("network", sentence, figure)
+    assert claim.verdict in FLAGGED, (claim.verdict, claim.notes)
+
+
+def test_a_count_no_source_states_is_left_unchecked(audit):
+    """A count the writer made ('3 priorities', of a list) is no figure to look up: not flagged, not verified."""
+    claim = audit("network", "In 2019 the company set 3 priorities for its stores.", "3")
+    assert claim.verdict is Verdict.UNVERIFIABLE, (claim.verdict, claim.notes)
+    assert any("small unit-less numbers not checked: 3" in note for note in claim.notes)
 
 
 # -- a range between two balance dates names the block between them ----------------------------------------------
