@@ -126,19 +126,24 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
 }
 
 
-@tool
-def get_table(form: str, table: str) -> str:
-    """One table of the annual report with the text below it, in the form asked for."""
-    caption, rows, below = TABLES[table]
-    return {**FORMS, "records": _records}[form](caption, rows, below)
+def table_auditor(tmp_path: Path, tables: dict[str, tuple[str, list[list[str]], str]]):
+    """`audit(form, table, sentence, figure)`: the claim holding `figure` (see `_check`), in a captured run whose
+    `get_table` tool returns one of `tables` (caption, rows, the text below it) in the form asked for."""
+
+    @tool
+    def get_table(form: str, table: str) -> str:
+        """One table of the annual report with the text below it, in the form asked for."""
+        caption, rows, below = tables[table]
+        return {**FORMS, "records": _records}[form](caption, rows, below)
+
+    run = tool_run_auditor(tmp_path, [get_table], "Answer the analyst's questions on the annual report.")
+    return lambda form, table, sentence, figure: claim_of(run([("get_table", {"form": form, "table": table})], sentence),
+                                                          figure)
 
 
 @pytest.fixture
 def audit(tmp_path: Path):
-    """`audit(form, table, sentence, figure)`: the verdict of the claim holding `figure` (see `_check`)."""
-    run = tool_run_auditor(tmp_path, [get_table], "Answer the analyst's questions on the annual report.")
-    return lambda form, table, sentence, figure: claim_of(run([("get_table", {"form": form, "table": table})], sentence),
-                                                          figure)
+    return table_auditor(tmp_path, TABLES)
 
 
 @pytest.mark.parametrize("form", ["markdown", "html", "csv", "pdf"])

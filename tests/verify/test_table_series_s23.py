@@ -9,11 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from langchain_core.tools import tool
 
 from test_false_alarms_s14 import _check
-from test_table_captions_s16 import FORMS, _records
-from tool_runs import claim_of, tool_run_auditor
+from test_table_captions_s16 import FORMS, table_auditor
 
 TABLES: dict[str, tuple[str, list[list[str]], str]] = {
     # one year twice: '**' marks the comparable group (both years), '***' the full group of the earlier year only;
@@ -97,19 +95,9 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
 }
 
 
-@tool
-def get_table(form: str, table: str) -> str:
-    """One table of the annual report with the text below it, in the form asked for."""
-    caption, rows, below = TABLES[table]
-    return {**FORMS, "records": _records}[form](caption, rows, below)
-
-
 @pytest.fixture
 def audit(tmp_path: Path):
-    """`audit(form, table, sentence, figure)`: the claim holding `figure` (see `_check`)."""
-    run = tool_run_auditor(tmp_path, [get_table], "Answer the analyst's questions on the annual report.")
-    return lambda form, table, sentence, figure: claim_of(run([("get_table", {"form": form, "table": table})], sentence),
-                                                          figure)
+    return table_auditor(tmp_path, TABLES)
 
 
 @pytest.mark.parametrize("form", sorted(FORMS))
