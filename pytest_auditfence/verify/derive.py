@@ -183,7 +183,7 @@ def derive_figure(
     for a positive figure so stated (-0.2 is no change from 0.5 to 0.7). `spread`: the three or more periods the
     claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them."""
     rates = relative if rates is None else rates
-    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    slack = slack_of(q)
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
@@ -406,7 +406,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
                               apart=apart, unsigned=unsigned, spread=periods_spread)
         if found is not None:
             return found
-    slack = q.tolerance + 1e-9 * max(1.0, abs(q.value))
+    slack = slack_of(q)
     # a mean or total over a row is of one series over exactly the periods the claim names (and the period
     # before a single one, for a mean): a series holding other periods' cells too is not the claim's
     for members in series:

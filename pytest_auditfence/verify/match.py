@@ -5,7 +5,7 @@ source figures about the claim's subject (its sentence, its table row and column
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pytest_auditfence.claims import quantities, vocabulary
@@ -556,8 +556,7 @@ def conflicting_cell(
         return None
     period = next(iter(subject.periods), None)
     # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
-    own = ClaimSubject(frozenset(subject_stem(w) for w in subject_words(claim, q)), subject.metrics, subject.periods,
-                       subject.sides)
+    own = replace(subject, keys=frozenset(subject_stem(w) for w in subject_words(claim, q)))
     row_words: set[str] = set()
     best: list[tuple[int, Observed, CellLabel]] = []
     for o in subject_cells(claim, index, subject, limit=200):
@@ -836,7 +835,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     # and 2019, respectively': the 12% is 2017's)
     paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
     if paired:
-        subject = ClaimSubject(subject.keys, subject.metrics, paired, subject.sides)
+        subject = replace(subject, periods=paired)
     figure = figure_subject(claim, q)
     # the quarters the claim states this figure for: its own clause's ('Q4 EPS grew 21%, and revenue for the first
     # quarter is expected to be $3.5 billion'), else its sentence's up to the end of the figure's clause
