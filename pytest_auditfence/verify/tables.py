@@ -674,8 +674,9 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 found.append(cell)
                 # the cell over the figure, or the first of its text (a spanning or right-aligned header)
                 if at is None:
+                    figure_at = _column_range(text, *span)[0]
                     at = max((a for a, _, t in row if t == cell), default=None,
-                             key=lambda a: -abs(_column_range(text, a, a)[0] - _column_range(text, *span)[0]))
+                             key=lambda a: -abs(_column_range(text, a, a)[0] - figure_at))
                 marked.append(marks.get(at, ""))
         return tuple(found), column_mark(marked)
 
@@ -788,7 +789,7 @@ def _roll_forward(cells: list[Cell]) -> list[Cell]:
         period = frozenset({(_closing_year(closing), "")})
         for k in range(i + 1, j):
             c = out[k]
-            if not c.label.periods and _BALANCE_DATE.search(c.label.row) is None:
+            if not c.label.periods:  # a row between two consecutive balance rows is no balance row itself
                 out[k] = Cell(c.start, c.end, replace(c.label, periods=period))
     return out
 
