@@ -50,6 +50,11 @@ PERTURBATIONS = KINDS[1:]
 # the kinds of the extra variants `--perturb-seeds N` adds on tuning sections: other percentages off (1-9%),
 # other pairs of digits swapped, and the last shown digit changed
 EXTRA_KINDS = ("off", "swap", "digit")
+# kinds made on every section but counted apart ('wrong row / unit'), so the headline figures stay comparable with
+# earlier stops: the value of a neighbouring row in the same column ('row'); a computed answer's derivation with
+# one operand taken from a neighbouring row ('row_operand'); the right number in the wrong unit ('unit': a percentage
+# change in percentage points, another percentage as an amount, an amount per share). Held-out ones are counted only.
+APART_KINDS = ("row", "row_operand", "unit")
 ANSWER_TYPES = ("span", "multi-span", "arithmetic", "count")
 SCALE_WORDS = {"thousand": "thousand", "million": "million", "billion": "billion"}
 NEXT_SCALE = {"thousand": "million", "million": "billion", "billion": "million"}
@@ -236,7 +241,7 @@ class Figure:
 
     value: Decimal
     decimals: int
-    scale: str  # '', thousand, million, billion, percent
+    scale: str  # '', thousand, million, billion, percent; 'points', 'per share' (the 'unit' kind only)
     currency: str
 
 
@@ -317,6 +322,10 @@ def value_text(fig: Figure, variant: int) -> str:
     """'$1,452.4 million', '$1,452,400 thousand'... one of a few exact restatements of the figure."""
     sign = "-" if fig.value < 0 else ""
     cur = fig.currency
+    if fig.scale == "points":
+        return f"{sign}{fmt(fig.value, fig.decimals)} percentage points"
+    if fig.scale == "per share":
+        return f"{sign}{cur}{fmt(fig.value, fig.decimals)} per share"
     if fig.scale == "percent":
         number = fmt(fig.value, fig.decimals)
         return f"{sign}{number}%" if variant % 2 == 0 else f"{sign}{number} percent"
@@ -438,9 +447,136 @@ def _other_period(sec: Section, fig: Figure, q: dict[str, Any]) -> Figure | None
     return best[1] if best else None
 
 
+_TOKEN = re.compile(r"(?<![\d.])[\d,]*\.?\d+")
+
+
+def _document_numbers(sec: Section, cells: bool = True) -> list[tuple[Decimal, str]]:
+    """Every number the section states (in its paragraphs only when not `cells`), with the text around it (its
+    row's label, or its paragraph)."""
+    out = []
+    for row in sec.rows[sec.header_count:] if cells else []:
+        for c in row[1:]:
+            v = cell_number(c)
+            if v is not None:
+                out.append((abs(v), (row[0] if row else "") + " " + c))
+    for para in sec.paragraphs:
+        for m in _TOKEN.finditer(para):
+            v = cell_number(m.group(0))
+            if v is not None:
+                out.append((v, para[max(0, m.start() - 80):m.end() + 40]))
+    return out
+
+
+def _stated(sec: Section, fig: Figure, cells: bool) -> bool:
+    """Does the section state this figure's number at the precision the figure shows, in its paragraphs (and in
+    its cells when `cells`)? A wrong-row figure also stated in prose (maybe for the claim's own subject), or a
+    wrong-operand result stated anywhere, is no sure fabrication."""
+    shown = fmt(fig.value, fig.decimals)
+    return any(fmt(v, fig.decimals) == shown for v, _ in _document_numbers(sec, cells))
+
+
+def _cells_of(sec: Section, value: Decimal) -> list[tuple[int, int]]:
+    """Where a number stands in the table's body: (row, column) of each cell holding it (sign ignored)."""
+    return [(i, j) for i, row in enumerate(sec.rows) if i >= sec.header_count
+            for j, c in enumerate(row) if j and (v := cell_number(c)) is not None and abs(v) == abs(value)]
+
+
+def _neighbours(sec: Section, i: int, j: int, seed: int) -> list[tuple[int, Decimal, str]]:
+    """The numeric cells of column `j` in the rows just below and above row `i` (skipping rows empty in that
+    column: section rows), the nearer first, below or above first by `seed`."""
+    out = []
+    for step in ((1, -1) if seed % 2 == 0 else (-1, 1)):
+        k = i + step
+        while sec.header_count <= k < len(sec.rows):
+            row = sec.rows[k]
+            v = cell_number(row[j]) if j < len(row) else None
+            if v is not None and not _is_year(v, row[j]):
+                out.append((k, v, row[j]))
+                break
+            if j < len(row) and row[j].strip():
+                break  # a word or year in the column: no neighbouring figure on this side
+            k += step
+    return out
+
+
+def _wrong_row(sec: Section, fig: Figure, q: dict[str, Any], seed: int) -> Figure | None:
+    """A look-up answer read from the neighbouring row: the same column's value one row below or above the one cell
+    holding the answer; None when the answer's cell is not one, or the neighbour's value is also in the answer's
+    row."""
+    if q["answer_type"] not in ("span", "multi-span") or q["answer_from"] == "text":
+        return None
+    cells = _cells_of(sec, fig.value)
+    if len({i for i, _ in cells}) != 1:
+        return None
+    i, j = cells[0]
+    own = {abs(v) for c in sec.rows[i][1:] if (v := cell_number(c)) is not None}
+    for _, v, text in _neighbours(sec, i, j, seed):
+        if abs(v) not in own:
+            return Figure(v, _decimals(text), fig.scale, fig.currency)
+    return None
+
+
+def _wrong_operand(sec: Section, fig: Figure, q: dict[str, Any], seed: int) -> Figure | None:
+    """A computed answer with one operand read from the neighbouring row: the gold derivation with one of its
+    numbers (one that stands in one table cell) replaced by the same column's value one row below or above, at
+    the gold's scale (x100 when the gold states the ratio as a percentage) and precision."""
+    derivation = q.get("derivation") or ""
+    if q["answer_type"] != "arithmetic" or q["answer_from"] == "text":
+        return None
+    true = _computed(derivation)
+    if true is None or true == 0:
+        return None
+    factor = min((Decimal(1), Decimal(100)), key=lambda f: abs(true * f - fig.value))
+    if abs(true * factor - fig.value) > abs(fig.value) / 20:
+        return None
+    tokens = [m for m in _TOKEN.finditer(derivation) if (v := cell_number(m.group(0))) is not None
+              and len(_cells_of(sec, v)) == 1]
+    for n in range(len(tokens)):
+        m = tokens[(seed + n) % len(tokens)]
+        i, j = _cells_of(sec, cell_number(m.group(0)) or Decimal(0))[0]
+        for _, v, _text in _neighbours(sec, i, j, seed):
+            if abs(v) == cell_number(m.group(0)):
+                continue
+            new = _computed(derivation[:m.start()] + str(abs(v)) + derivation[m.end():])
+            if new is not None:
+                return Figure(new * factor, fig.decimals, fig.scale, fig.currency)
+    return None
+
+
+def _wrong_unit(sec: Section, fig: Figure, q: dict[str, Any]) -> Figure | None:
+    """The right number in the wrong unit: a percentage change (a quotient of a difference) stated in percentage
+    points; another percentage stated as an amount in the table's scale; an amount stated per share. None where the
+    section states the number in that unit itself, or the question is about a per-share figure."""
+    derivation = q.get("derivation") or ""
+    if fig.scale == "percent":
+        if q["answer_type"] == "arithmetic" and "/" in derivation and "-" in derivation:
+            if any(re.search(r"percentage point|basis point|\bpp\b|\bbps\b", around, re.IGNORECASE)
+                   for _, around in _document_numbers(sec)):
+                return None
+            return Figure(fig.value, fig.decimals, "points", "")
+        scale = next((w for w in SCALE_WORDS if w in sec.caption.lower()), "")
+        currency = next((m.group(0) for row in sec.rows for c in row if (m := _CURRENCY.search(c))), "")
+        if not scale or not currency or any(v == abs(fig.value) and "%" not in around
+                                            for v, around in _document_numbers(sec)):
+            return None
+        return Figure(fig.value, fig.decimals, scale, currency)
+    if fig.scale in SCALE_WORDS and fig.currency and not re.search(r"(?i)per\s+(?:share|unit)|\beps\b",
+                                                                   q["question"] + " " + sec.caption):
+        if any("per share" in around.lower() for _, around in _document_numbers(sec)):
+            return None
+        return Figure(fig.value, fig.decimals, "per share", fig.currency)
+    return None
+
+
 def perturb(kind: str, fig: Figure, sec: Section, q: dict[str, Any], seed: int, extra: bool = False) -> Figure | None:
     """The perturbed figure of this kind, or None when the kind does not apply (or changes nothing). `extra`:
     an extra variant (off by 1-9%, the last digit changed) of `--perturb-seeds`."""
+    if kind == "row":
+        return _wrong_row(sec, fig, q, seed)
+    if kind == "row_operand":
+        return _wrong_operand(sec, fig, q, seed)
+    if kind == "unit":
+        return _wrong_unit(sec, fig, q)
     if kind == "digit":
         step = Decimal(1).scaleb(-fig.decimals) * (1 + seed % 4)  # the last shown digit moved by 1 to 4
         return Figure(fig.value + (step if seed % 2 == 0 else -step), fig.decimals, fig.scale, fig.currency)
@@ -557,7 +693,7 @@ def _items_in(sec: Section, extra_seeds: int, dropped: Counter[str] | None, k: i
         np = _noun_phrase(q["question"])
         seed = _hash("q", q["uid"])
         wording, restated = (seed + k) % 5, seed // 7 + k
-        variants = [(kind, 0, seed) for kind in KINDS]
+        variants = [(kind, 0, seed) for kind in KINDS + (APART_KINDS if not k else ())]
         variants += [(kind, n, _hash("q", q["uid"], kind, str(n))) for n in range(1, extra_seeds + 1) for kind in EXTRA_KINDS]
         right = value_text(figures[0][0], restated)
         truths = _true_figures(q, figures[0][0])
@@ -570,13 +706,15 @@ def _items_in(sec: Section, extra_seeds: int, dropped: Counter[str] | None, k: i
                     continue
                 figs = [changed, *figs[1:]]
             texts = [value_text(f, restated) for f in figs]
-            if kind != "correct" and (texts[0] == right or any(_true_as_shown(texts[0], true) for true in truths)):
-                if dropped is not None:  # no change at the precision the sentence shows
-                    dropped["variant" if k else "extra" if n else "standard"] += 1
+            apart = kind in APART_KINDS
+            if kind != "correct" and (texts[0] == right or (not kind == "unit" and (
+                    any(_true_as_shown(texts[0], true) for true in truths) or (apart and _stated(sec, figs[0], kind == "row_operand"))))):
+                if dropped is not None:  # no change at the precision the sentence shows, or a figure stated
+                    dropped["variant" if k else "extra" if n else "apart" if apart else "standard"] += 1
                 continue
             if kind != "correct" and n and texts[0] in written:
                 continue  # an extra variant: a wrong figure already written
-            if kind != "correct":
+            if kind != "correct" and not apart:
                 written.add(texts[0])
             if np is None:  # a question that is not 'what is/was ...': state the figure after it
                 asked = q["question"].strip().rstrip("?").strip()
@@ -694,7 +832,7 @@ def dropped_as_shown(sections: list[Section], extra_seeds: int = 0, variants: in
     for sec in sections:
         counts: Counter[str] = Counter()
         items_of(sec, extra_seeds, counts, variants)
-        block = out.setdefault(sec.split, {"standard": 0, "extra": 0, "variant": 0})
+        block = out.setdefault(sec.split, {"standard": 0, "extra": 0, "variant": 0, "apart": 0})
         for key, n in counts.items():
             block[key] += n
     return out
@@ -730,7 +868,7 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for split in ("tuning", "held_out", "all"):
         everything = [it for it in items if split == "all" or it.split == split]
-        picked = [it for it in everything if not it.seed and not it.variant]
+        picked = [it for it in everything if not it.seed and not it.variant and it.kind not in APART_KINDS]
         block: dict[str, Any] = _by_type(picked)
         if rendered := [it for it in everything if it.variant]:
             block["variants"] = _by_type(rendered)
@@ -751,6 +889,12 @@ def tatqa_metrics(items: list[Item]) -> dict[str, Any]:
                 kind: {"n": len(mine), "flagged": _share(sum(map(_flagged, mine)), len(mine)),
                        "verified": _share(sum(map(_covered, mine)), len(mine))}
                 for kind in (*EXTRA_KINDS, "all") if (mine := [it for it in extra if kind in ("all", it.kind)])}
+        apart = [it for it in everything if it.kind in APART_KINDS]
+        if apart:  # held-out: counts only
+            block["wrong_row_unit"] = {
+                kind: {"n": len(mine), "flagged": _share(sum(map(_flagged, mine)), len(mine)),
+                       "verified": _share(sum(map(_covered, mine)), len(mine)), "passing": sum(map(_covered, mine))}
+                for kind in (*APART_KINDS, "all") if (mine := [it for it in apart if kind in ("all", it.kind)])}
         block["correct_by_form"] = _correct_by_form(picked)
         verdicts: Counter[str] = Counter()
         for it in picked:
@@ -817,6 +961,10 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
             print("  extra perturbed:   " + ", ".join(
                 f"{k} n={v['n']} flagged {v['flagged']:.3f} verified {v['verified']:.3f}"
                 for k, v in block["extra_perturbed"].items()))
+        if "wrong_row_unit" in block:
+            print("  wrong row / unit:  " + ", ".join(
+                f"{k} n={v['n']} flagged {v['flagged']:.3f} passing {v['passing']}"
+                for k, v in block["wrong_row_unit"].items()))
         print("  correct by form:   " + ", ".join(
             f"{k} n={v['n']} covered {v['covered']:.3f} flagged {v['flagged']:.3f}"
             for k, v in block["correct_by_form"].items()))
@@ -828,7 +976,8 @@ def print_tatqa(metrics: dict[str, Any]) -> None:
         if "perturbed_dropped_as_shown" in block:
             left_out = block["perturbed_dropped_as_shown"]
             print(f"  perturbed left out, true at their shown precision: standard {left_out['standard']}, "
-                  f"extra {left_out['extra']}, other renderings {left_out.get('variant', 0)}")
+                  f"extra {left_out['extra']}, other renderings {left_out.get('variant', 0)}, "
+                  f"wrong row / unit (or stated elsewhere) {left_out.get('apart', 0)}")
         if "variants" in block:
             other = block["variants"]
             print("  other renderings (--tatqa-variants: other forms and wordings of the same answers):")
@@ -864,6 +1013,8 @@ def show(items: list[Item], flags: int, verified: int) -> None:
                 print(f"    {c['verdict']}: {c['notes']}")
     shown = 0
     for it in items:
+        if it.kind in APART_KINDS and it.split != "tuning":
+            continue  # held-out wrong-row / unit sentences are counted, never shown
         if shown < verified and it.kind != "correct" and _covered(it):
             shown += 1
             variant = (f" (extra {it.seed})" if it.seed else "") + (f" (rendering {it.variant})" if it.variant else "")
