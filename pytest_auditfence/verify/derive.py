@@ -114,7 +114,12 @@ def _deductions(qa: Quantity, qb: Quantity) -> bool:
     """Two figures written in parentheses, as a deduction row shows its amounts ('Allowance for expected credit
     losses (135) | (23)'): the change of a deduction is stated on its size as well as on its sign (an allowance
     that grew from (23) to (135) rose by 112), so the later size less the earlier is a change of the row too."""
-    return all(v.value < 0 and v.text.lstrip("$€£¥ ").startswith("(") and v.text.rstrip().endswith(")") for v in (qa, qb))
+    return _deduction(qa) and _deduction(qb)
+
+
+def _deduction(v: Quantity) -> bool:
+    """A figure written in parentheses ('(135)', '$(5,860)')."""
+    return v.value < 0 and v.text.lstrip("$€£¥ ").startswith("(") and v.text.rstrip().endswith(")")
 
 
 def _size(q: Quantity) -> str:
@@ -657,12 +662,16 @@ def _aggregate(q: Quantity, members: list[Observed], index: SourceIndex, ops: fr
     values = [index.quantity(o) for o in members]
     if not all(same_family(q, v) or q.kind == v.kind for v in values):
         return None
-    total = sum(v.value for v in values)
-    texts = " + ".join(shown(v) for v in values)
-    if "mean" in ops and abs(total / len(values) - q.value) <= slack:
-        return f"({texts}) / {len(values)} = {q.text}", members
-    if "sum" in ops and q.kind != "percent" and len(values) >= minimum_sum and abs(total - q.value) <= slack:
-        return f"{texts} = {q.text}", members
+    readings = [(sum(v.value for v in values), " + ".join(shown(v) for v in values))]
+    if all(_deduction(v) for v in values):
+        # a deduction row ('Cost of sales | $(5,860) | $(5,803)') is averaged or totalled on its sizes too, as its
+        # change is (see `_deductions`)
+        readings.append((-readings[0][0], " + ".join(_size(v) for v in values)))
+    for total, texts in readings:
+        if "mean" in ops and abs(total / len(values) - q.value) <= slack:
+            return f"({texts}) / {len(values)} = {q.text}", members
+        if "sum" in ops and q.kind != "percent" and len(values) >= minimum_sum and abs(total - q.value) <= slack:
+            return f"{texts} = {q.text}", members
     return None
 
 

@@ -109,7 +109,9 @@ NEGATIVE_CUE = re.compile(
     r"(?i)\b(?:loss(?:es)?|lost|los[ei]ng|deficit|decline[sd]?|declining|fell|falls?|falling|dropped|drops?|down|decrease[sd]?|"
     r"decreasing|shr[au]nk|shrinks?|contraction|negative|outflows?|minus"
     # what a roll-forward or a cash flow table deducts, in parentheses: 'shares vested (365,223)', 'dividends paid'
-    r"|vested|forfeited|forfeitures?|cancell?ed|expired|exercised|repurchased|redeemed|repaid|paid)\b(?:\W+\w+){0,3}\W*$"
+    r"|vested|forfeited|forfeitures?|cancell?ed|expired|exercised|repurchased|redeemed|repaid|paid)\b(?:\W+\w+){0,3}"
+    # the verb that states the figure is no word between ('forfeited in 2019 came to 12,632', 'stood at')
+    r"(?:\W+(?:came\s+to|amounted\s+to|stood\s+at|totall?ed|reached))?\W*$"
 )
 
 
