@@ -502,7 +502,7 @@ def _neighbours(sec: Section, i: int, j: int, seed: int) -> list[tuple[int, Deci
 def _wrong_row(sec: Section, fig: Figure, q: dict[str, Any], seed: int) -> Figure | None:
     """A look-up answer read from the neighbouring row: the same column's value one row below or above the one cell
     holding the answer; None when the answer's cell is not one, or the neighbour's value is also in the answer's
-    row."""
+    row or the answer ('Apple and Huawei' 11% and 11%)."""
     if q["answer_type"] not in ("span", "multi-span") or q["answer_from"] == "text":
         return None
     cells = _cells_of(sec, fig.value)
@@ -510,6 +510,8 @@ def _wrong_row(sec: Section, fig: Figure, q: dict[str, Any], seed: int) -> Figur
         return None
     i, j = cells[0]
     own = {abs(v) for c in sec.rows[i][1:] if (v := cell_number(c)) is not None}
+    answers = q["answer"] if isinstance(q["answer"], list) else [q["answer"]]
+    own |= {abs(v) for a in answers if (v := cell_number(str(a))) is not None}  # another figure of the answer
     for _, v, text in _neighbours(sec, i, j, seed):
         if abs(v) not in own:
             return Figure(v, _decimals(text), fig.scale, fig.currency)
@@ -531,12 +533,13 @@ def _wrong_operand(sec: Section, fig: Figure, q: dict[str, Any], seed: int) -> F
         return None
     tokens = [m for m in _TOKEN.finditer(derivation) if (v := cell_number(m.group(0))) is not None
               and len(_cells_of(sec, v)) == 1]
+    numbers = {abs(v) for m in _TOKEN.finditer(derivation) if (v := cell_number(m.group(0))) is not None}
     for n in range(len(tokens)):
         m = tokens[(seed + n) % len(tokens)]
         i, j = _cells_of(sec, cell_number(m.group(0)) or Decimal(0))[0]
         for _, v, _text in _neighbours(sec, i, j, seed):
-            if abs(v) == cell_number(m.group(0)):
-                continue
+            if abs(v) in numbers:
+                continue  # another operand's value: 598 / 598 = 100% is no figure a reader takes for the share
             new = _computed(derivation[:m.start()] + str(abs(v)) + derivation[m.end():])
             if new is not None:
                 return Figure(new * factor, fig.decimals, fig.scale, fig.currency)

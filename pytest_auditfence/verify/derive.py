@@ -189,6 +189,8 @@ def derive_figure(
     claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them."""
     rates = relative if rates is None else rates
     slack = slack_of(q)
+    # a figure in percentage points is a difference of two rates: no ratio nor relative change is one
+    points = quantities.percent_dimension(q) == "points"
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
@@ -216,7 +218,7 @@ def derive_figure(
         if (qa.kind == "number" and qa.unit or qb.kind == "number" and qb.unit) and qa.unit != qb.unit:
             continue  # '50 psi - 10 gallons' is no computation
         if q.kind == "percent":
-            if qa.kind != "percent" and qa.value != 0:
+            if qa.kind != "percent" and qa.value != 0 and not points:
                 # over a negative base (a loss) a change is stated either way: as the move over the base's size
                 # (a loss from (168) to (238) is a 41.67% rise... of the loss) or divided by the signed base
                 # a change is measured from the earlier period's cell: one from the later to the earlier, over the
@@ -236,7 +238,7 @@ def derive_figure(
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
                                 and one_subject(index, a, b, keys) and significant_digits(q.text) >= 2):
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
-            elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change"):
+            elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change") and not points:
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack and _in_order(index, b, a):
                     return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]

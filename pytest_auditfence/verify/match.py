@@ -400,7 +400,7 @@ def row_stems(label: CellLabel) -> set[str]:
     other words that begins with it; a label that defines a short name is named by it; for a row without words,
     its column's."""
     alias = _ALIAS.search(label.row)
-    named = alias.group(1) if alias else label.row
+    named = _NOTE_REFERENCE.sub(" ", alias.group(1) if alias else label.row)
     stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
     if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
@@ -422,6 +422,8 @@ def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False)
     return text[begin:at], after
 
 
+# a label's reference to a note ('Deferred tax assets (see Note 16)') names no subject: a claim never writes it
+_NOTE_REFERENCE = re.compile(r"(?i)\(\s*(?:see\s+)?notes?\s+\d+[a-z]?(?:\s*(?:and|,)\s*\d+[a-z]?)*\s*\)")
 # a label defining the short name the document uses for it ('Huawei Technologies Co., Ltd. (“Huawei”)') is named
 # by that name
 _ALIAS = re.compile(r"\(\s*[“\"‘']([^”\"’'()]{2,40})[”\"’']\s*\)")
@@ -470,7 +472,7 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     more of the claim's words than this cell's row shares, and a cell in the claim's period? Then that row is
     the claim's ('Outstanding at end of period' for a claim about the end of period, not 'Outstanding at start
     of period', whose value is last year's closing one)."""
-    shared = len(subject_keys(label.subject_text) & subject.keys)
+    shared = _shared(subject, label)
     for o in subject_cells(claim, index, subject, limit=200):
         other = index.label(o)
         if o.file != file or other is None or (other.row, other.section) == (label.row, label.section) \
@@ -478,9 +480,16 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
-        if len(subject_keys(other.subject_text) & subject.keys) > shared:
+        if _shared(subject, other) > shared:
             return True
     return False
+
+
+def _shared(subject: ClaimSubject, label: CellLabel) -> int:
+    """How many of the claim's stems a cell's row and section share, its 'total' among them when both say it: for
+    a claim about 'total other assets' the row 'Total other assets' is named better than 'Other assets'."""
+    total = TOTAL_KEY in subject.keys and TOTAL_KEY in row_stems(label)
+    return len(subject_keys(label.subject_text) & subject.keys) + total
 
 
 def column_keys(label: CellLabel) -> frozenset[str]:
@@ -795,6 +804,17 @@ def label_per_counted(label: CellLabel) -> bool:
     return _per_counted(f"{label.subject_text} {label.column_text}")
 
 
+def label_per_share(label: CellLabel) -> bool:
+    """Does a cell's row, section, columns or caption name an amount per share ('Diluted earnings per share', a
+    section 'Net income per share:', 'EPS', 'Dividends')? A caption's '(in thousands, except per share data)' names
+    the table's other rows, not this one ('except percentages and per share data' too)."""
+    text = f"{label.subject_text} {label.column_text} {_EXCEPT_PER_SHARE.sub(' ', label.caption)}"
+    return _SHARE_NAMED.search(text) is not None or bool(metrics_of(text) & _PER_SHARE_METRICS)
+
+
+_EXCEPT_PER_SHARE = re.compile(r"(?i)\b(?:except|excluding)\b[^().;]{0,40}?\bper[\s-]+(?:[a-z]+\s+){0,2}?shares?\b")
+
+
 def _per_counted(text: str, *, at_start: bool = False) -> bool:
     """Does `text` name an amount per counted thing ('cost per employee', '$/employee'; per share apart, see
     `_PER_SHARE`)? Such an amount is another figure than the whole it divides: a cell whose row and columns name
@@ -849,8 +869,9 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
             if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
-                    and not (per_counted and not label_per_counted(label)):
-                kept.append(m)
+                    and not (per_counted and not label_per_counted(label)) \
+                    and not (figure.a_share and not label_per_share(label)):
+                kept.append(m)  # '$795 per share' is not the '795' of a row of whole amounts
             continue
         loaded = index.loaded(position[m.source])
         end = m.offset + len(m.text)
