@@ -195,6 +195,15 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "shares": {"diluted": (r"diluted",), "basic": (r"basic",)},
     "level": {"net": (r"net(?!\s+of\b)",), "gross": (r"gross",), "operating": (r"operating",)},
+    # whether a figure is one that happened or one expected ('is expected to surpass $466,000' by 'the average selling
+    # price ... increased 6% to about $466,000'; 'EPS increased 20.9% to $9.95' by 'we now expect EPS to be between
+    # $9.95 and $10.25'): guidance and the actual figure of one metric are two figures
+    "timing": {
+        "expected": (r"expect(?:s|ed|ing|ations?)?", r"anticipat\w*", r"guid(?:ance|ed|ing)", r"outlook",
+                     r"forecast\w*", r"project(?:s|ed|ing|ions?)", r"predict\w*"),
+        "actual": (r"reported", r"grew", r"rose", r"increased", r"decreased", r"declined", r"fell", r"improved",
+                   r"came\s+in", r"totall?ed", r"generated", r"earned", r"posted", r"recorded"),
+    },
     # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
     # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span
     "span": {

@@ -905,7 +905,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 continue
             # a comparison base and a per-share amount are other figures whatever the claim's metric
             if window is not None and (base_apart(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters)
-                                       or per_share_apart(figure, loaded, m.offset, end)):
+                                       or per_share_apart(figure, loaded, m.offset, end)
+                                       or change_apart(claim, q, loaded.text, m.offset)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
             if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
                     and count_apart(figure, loaded, m.offset, end):
@@ -933,29 +934,56 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
 
 
 _NUMBER = r"([$€£¥]?)\(?(\d[\d,]*(?:\.\d+)?)\)?(\s?%|\s+percent\b)?"
+_SCALE_WORD = r"(?:\s+(?:thousand|million|billion|trillion))?"
+_BARE = re.compile(r"\(?\d[\d,]*(?:\.\d+)?\)?")
 _RANGE_AFTER = re.compile(r"\s?(?:-|–|to|through)\s?" + _NUMBER)
-_RANGE_BEFORE = re.compile(_NUMBER + r"\s?(?:-|–|to|through)\s?(?:[$€£¥]\s?)?$")
+_RANGE_BEFORE = re.compile(_NUMBER + _SCALE_WORD + r"\s?(?:-|–|to|through)\s?(?:[$€£¥]\s?)?$")
+# 'between $9.95 and $10.25': a range joined by 'and' only after 'between'
+_BETWEEN = re.compile(r"(?i)\bbetween\s+(?:[$€£¥]\s?)?$")
+_AND_AFTER = re.compile(r"\s+and\s+" + _NUMBER)
+_BETWEEN_BEFORE = re.compile(r"(?i)\bbetween\s+" + _NUMBER + _SCALE_WORD + r"\s+and\s+(?:[$€£¥]\s?)?$")
+# 'from 18.2% to 19.6%' is a change, its figures the two ends of a move, not a range of values
+_FROM_FIRST = re.compile(r"(?i)\bfrom\s+(?:[$€£¥]\s?)?\(?$")
+_FROM_SECOND = re.compile(r"(?i)\bfrom\s+" + _NUMBER + _SCALE_WORD + r"\s?(?:-|–|to|through)\s?(?:[$€£¥]\s?)?$")
 
 
 def range_ends(text: str, start: int, end: int) -> dict[str, float]:
     """The other end of the range whose one end is the figure at [start, end) of `text`, by side ('4.8% to 6.6%':
-    {'after': 6.6} for the 4.8%); an end of another unit is no range ('grew 20.9% to $2.55')."""
+    {'after': 6.6} for the 4.8%; 'between $9.95 and $10.25': {'before': 9.95} for the $10.25); an end of another
+    unit is no range ('grew 20.9% to $2.55')."""
     if not 0 <= start <= end <= len(text):
         return {}
     figure = text[start:end]
     money, percent = figure.lstrip("(")[:1] in "$€£¥", figure.rstrip().endswith(("%", "percent"))
+    between = _BETWEEN.search(text, max(0, start - 12), start) is not None
+    after = _RANGE_AFTER.match(text, end) or (_AND_AFTER.match(text, end) if between else None)
+    before = _RANGE_BEFORE.search(text, max(0, start - 40), start) or _BETWEEN_BEFORE.search(text, max(0, start - 60), start)
+    bare = _BARE.fullmatch(figure) is not None  # '4' of '4-7%' takes its partner's unit
     ends: dict[str, float] = {}
-    for side, m in (("after", _RANGE_AFTER.match(text, end)), ("before", _RANGE_BEFORE.search(text, max(0, start - 24), start))):
-        if m is not None and (not m.group(1) or money) and (not m.group(3) or percent):
+    for side, m in (("after", after), ("before", before)):
+        if m is not None and (not m.group(1) or money or bare) and (not m.group(3) or percent or bare):
             ends[side] = float(m.group(2).replace(",", ""))
     return ends
 
 
+def _a_change(text: str, start: int, ends: dict[str, float]) -> bool:
+    """Are the ends found for the figure at `start` those of a change 'from X to Y', not of a range?"""
+    return ("after" in ends and _FROM_FIRST.search(text, max(0, start - 12), start) is not None) or (
+        "before" in ends and _FROM_SECOND.search(text, max(0, start - 60), start) is not None)
+
+
 def range_apart(claimed: str, a: int, b: int, source: str, start: int, end: int) -> bool:
-    """Is the claimed figure one end of a range whose other end differs from the source range's, on the same side?"""
+    """Is the claimed figure one end of a range whose other end differs from the source range's, on the same side, or
+    that the source states as a single figure ('$70 million' is no evidence for 'between $70 million and $3.575
+    billion')? The two ends of a change ('from 18.2% to 19.6%') are no range. (A source range's end for a claimed
+    single figure is left alone: a summary may state one end, 'EPS of at least $9.95'.)"""
     mine = range_ends(claimed, a, b)
-    theirs = range_ends(source, start, end) if mine else {}
-    return any(side in theirs and abs(value - theirs[side]) > 1e-9 for side, value in mine.items())
+    if not mine:
+        return False
+    theirs = range_ends(source, start, end)
+    if any(side in theirs and abs(value - theirs[side]) > 1e-9 for side, value in mine.items()):
+        return True
+    return not theirs and not _a_change(claimed, a, mine)
 
 
 # The period a change is measured from, named right after its figure ('16.3% from 2019 levels', 'up 9% year over year')
@@ -1088,9 +1116,11 @@ def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, 
         # subject of their own takes no metric from its clause's start ('Adjusted EBITDA guidance ... despite'), and a
         # source figure stated for a metric is no evidence for it unless its clause shares a word of that subject
         return False
-    stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)]) if own.of_what else frozenset()
-    if stated_of and not _same_things(own.of_what, stated_of):
-        return False  # '$40 million of previous provisions' by '$40 million of net charge-offs'
+    stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)])
+    if stated_of and (own.of_what or own.keys) and not _same_things(own.of_what or own.keys, stated_of):
+        # '$40 million of previous provisions' by '$40 million of net charge-offs'; 'net interest income was $40
+        # million' by the same: an amount of things the claimed figure's own clause never names
+        return False
     return not base_apart(own, loaded, start, end, dated=dated, quarters=quarters)
 
 
@@ -1137,6 +1167,31 @@ def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) ->
         return False
     theirs = clause - {own.counted}
     return bool(theirs) and not event & theirs
+
+
+# An amount a figure moved by ('net earnings ... increased $55.4 million or $1.01 per share'): the change verb right
+# before it, past a first amount it restates ('or'); 'increased 12% to $3.50' states the level reached, not a move
+_MOVED_BY = re.compile(
+    r"(?i)\b(?:increased|decreased|rose|fell|grew|declined|dropped|climbed|improved|gained|jumped)\s+(?:by\s+)?"
+    r"(?:(?:approximately|about|nearly|almost|roughly)\s+)?(?:[$€£¥]?\s?\d[\d,.]*" + _SCALE_WORD
+    + r"(?:\s+per\s+(?:[a-z]+\s+)?share)?\s+or\s+)?[$€£¥]?\s?$")
+# 'earnings per share of $3.50': a figure named by '<metric> of' is the metric's level; 'a rise of $1.01' is a move
+_LEVEL_OF = re.compile(r"(?i)\b([a-z][a-z-]*)\s+of\s+(?:approximately\s+|about\s+|nearly\s+)?[$€£¥]?\s?$")
+_MOVE_NOUNS = frozenset("""increase increases decrease decreases rise rises growth gain gains decline declines drop
+    drops improvement change changes jump reduction reductions expansion contraction swing""".split())
+
+
+def change_apart(claim: ClaimRecord, q: Quantity, source: str, start: int) -> bool:
+    """Is the source amount one a figure moved by ('increased $55.4 million or $1.01 per share', `_MOVED_BY`) and the
+    claimed amount a level by its own words ('earnings per share of $1.01')? A change is no evidence for the level
+    of the same metric, whatever its digits."""
+    at = q.start - claim.start
+    if q.kind != "currency" or not 0 <= at <= len(claim.claim):
+        return False
+    level = _LEVEL_OF.search(claim.claim, max(0, at - 60), at)
+    if level is None or level.group(1).lower() in _MOVE_NOUNS:
+        return False
+    return _MOVED_BY.search(source, max(0, start - 80), start) is not None
 
 
 def base_apart(
