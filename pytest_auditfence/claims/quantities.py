@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_auditfence.claims import vocabulary
@@ -1278,10 +1278,15 @@ class QuantityScanner:
         """All quantities of `text` in order; offsets are into `text`."""
         return list(self.iter_scan(text))
 
-    def iter_scan(self, text: str, *, read_elsewhere: Sequence[tuple[int, int]] = ()) -> Iterator[ScannedQuantity]:
+    def iter_scan(
+        self, text: str, *, read_elsewhere: Sequence[tuple[int, int]] = (),
+        defer: Callable[[int, int, int], bool] | None = None,
+    ) -> Iterator[ScannedQuantity]:
         """All quantities of `text` in order. `read_elsewhere` are spans (start, end), sorted and disjoint, that
         the caller parses itself and drops every quantity starting in: a table cell, field value or line lying
-        wholly inside one is not parsed (the caller's reading of it would replace the scanner's anyway)."""
+        wholly inside one is not parsed (the caller's reading of it would replace the scanner's anyway).
+        `defer(line_no, start, end)` is asked of each line read as prose (no table row, no numeric field); where it
+        answers True the line is not parsed here: `parse_prose_line(text, start, end)` reads it later, the same."""
         _require_text(text, "QuantityScanner.scan(text=...)")
         elsewhere = _Spans(read_elsewhere)
         caption: tuple[float | None, str | None] = (None, None)
@@ -1334,7 +1339,7 @@ class QuantityScanner:
                         continue
                     cue = _field_cue(key).over(record)
                     yield from _scan_field(kv.group("value"), pos + kv.start("value"), line_no, cue, None, None)
-                else:
+                elif defer is None or not defer(line_no, pos, end):
                     for q in _parse_wrapped(text, line, pos, end):
                         yield ScannedQuantity(line_no, q)
             pos = end + 1
@@ -1385,6 +1390,115 @@ def _parse_wrapped(text: str, line: str, pos: int, end: int) -> list[Quantity]:
             continue
         q_end = cont.start("head") + (q.end - cut - 1)
         out.append(q.model_copy(update={"start": q.start + pos, "end": q_end, "text": text[q.start + pos:q_end]}))
+    return out
+
+
+def parse_prose_line(text: str, start: int, end: int) -> list[Quantity]:
+    """The quantities `QuantityScanner` reads on the prose line text[start:end] (a line it was told to defer)."""
+    return _parse_wrapped(text, text[start:end], start, end)
+
+
+# The scales a plain line's figures can carry (`_SCALE_WORDS`), and 1
+PLAIN_SCALES: tuple[float, ...] = tuple(sorted({1.0, *vocabulary.SCALES.values()}))
+_DIGIT_RUN = re.compile(r"\d+")
+_LETTER_RUN = re.compile(r"[a-z]+")
+# the letters right after a digit, a space or a '-': where a suffix's unit word or symbol starts
+_AFTER_GAP = re.compile(r"(?<=[\d \u00a0\u202f-])[A-Za-z]+")
+# time of day (':30 hours') and emphasis between a number and its scale ('**5.2** billion')
+_GLUED_RISK = re.compile(r":\d|\d[*_]")
+
+
+def _first_letters(word: str) -> str:
+    m = re.match(r"[A-Za-z]+", word)
+    return m.group() if m else word
+
+
+# Every suffix `_read_suffix` reads with a factor, an offset, basis points or a temperature starts with one of these
+# letter runs, right after the number, one space or '-' after it, or after a scale word and a space: words as lower
+# case, symbols as written ('F', 'C' attached: '350F'); 'deg' ('degrees', 'degreesF') and ' in.' are tested apart
+_FACTOR_WORDS = frozenset(
+    _first_letters(w).lower() for w in (
+        *(w for w, (_, _, factor, _) in _UNITS.items() if factor != 1.0),
+        *(w for w, symbol in vocabulary.PHYSICAL_WORDS.items() if _PHYSICAL[symbol][1] != 1.0),
+        "bps", "bp", "basis", "fahrenheit", "celsius", "centigrade",
+    )
+)
+_FACTOR_SYMBOLS = frozenset(
+    {_first_letters(sym) for sym, (_, _, factor) in _CASED_SYMBOLS.items() if factor != 1.0} | {"F", "C"}
+)
+# the first letter run of every match of `_NUMBER_WORDS`, and the currency words with a factor (cents, pence)
+_RISK_WORDS = frozenset(
+    {*_UNIT_NUMBER_WORDS, *_TEN_WORDS}
+    | {w for w, (_, factor) in _CURRENCY_WORDS.items() if factor != 1.0 and w.isalpha()}
+)
+
+
+def plain_runs(text: str, start: int, end: int) -> list[tuple[float, int]] | None:
+    """What the figures of a prose line can be, without parsing it: (number as written, decimals shown) of each
+    place the parser can read a number from. Every figure `parse_prose_line` reads on the line is then one of them,
+    signed and times one of `PLAIN_SCALES`, with a tolerance of at most half a unit of its last decimal times that
+    scale. None where the line may hold a figure read otherwise: a fraction or a per-unit ('/'), a time of day,
+    a number word, a unit or currency word converted by a factor, a temperature, basis points, emphasis, text
+    that is not ASCII (the fraction characters), what the parser masks by its own ends (URLs, e-mail addresses),
+    digits the parser's search can resume inside ('1,23'), or a line that goes on into the next (its unit may be
+    there: `_parse_wrapped`). Each test is a C-speed search or set test but the loop over the numbers."""
+    line = text[start:end]
+    if not line.isascii() or "/" in line or "@" in line:
+        return None
+    lower = line.lower()
+    if "www." in lower or " in." in lower or "deg" in lower or _GLUED_RISK.search(line) is not None:
+        return None
+    if not _RISK_WORDS.isdisjoint(_LETTER_RUN.findall(lower)):
+        return None
+    if not _FACTOR_WORDS.isdisjoint(_AFTER_GAP.findall(lower)) or not _FACTOR_SYMBOLS.isdisjoint(_AFTER_GAP.findall(line)):
+        return None
+    if len(line) >= _MIN_WRAPPED_LINE and end < len(text) and _wrapped_tail(line):
+        cont = _CONTINUATION.match(text, end + 1)
+        if cont is not None and not _KEY_VALUE.match(cont.group(0)):
+            return None
+    out: list[tuple[float, int]] = []
+    skipped = -1  # the end of the masks the parser skips whole
+    maybe = -1  # the end of every mask a number here could start
+    # where the parser's search can resume next to a comma: the end of a number it matched (a number it skips ends
+    # there), the end of a mask
+    resumes: set[int] = set()
+    for run in _DIGIT_RUN.finditer(line):
+        at = run.start()
+        num = _NUMBER.match(line, at).group()  # type: ignore[union-attr]  # a digit is there
+        ends = at + len(num)
+        if ends + 1 < len(line) and line[ends] in ".,:" and line[ends + 1].isdigit():
+            return None  # '1,23', '1.2.3': the parser resumes inside the digits that follow, where masks may start
+        resumes.add(ends)
+        mask = _DIGIT_LED_MASK.match(line, at)
+        if at < skipped:
+            continue
+        inside = at < maybe  # in a mask that may or may not be skipped: this number may be read after all
+        if mask is not None:
+            resumes.add(mask.end())
+            maybe = max(maybe, mask.end())
+        before = line[at - 1] if at else ""
+        if before == ".":
+            # the parser reads the point with the number ('.5'; 'Rs.5' reads a currency), or skips it glued to a digit
+            if at >= 2 and line[at - 2].isdigit():
+                continue
+            if "." not in num:
+                digits = num.replace(",", "")
+                out.append((float("." + digits), len(digits)))
+        elif before == ",":
+            # the digits after a thousands comma ('1,234,567'): the parser's search reaches them only where it
+            # resumed at the comma
+            if at >= 2 and line[at - 2].isdigit() and at - 1 not in resumes:
+                continue
+        elif before != ":" and not inside:
+            # where no number, comma or colon is glued before it, and no mask began before it, the parser starts
+            # here (a token from the left holds no digit but a number's own, and those would be glued): a date, time
+            # or version masked here is skipped whole, with the numbers inside it
+            if mask is not None:
+                skipped = mask.end()
+                continue
+            if before.isalnum() and not line.endswith(_PREFIX_ENDINGS, 0, at) and before not in "x×":
+                continue  # glued to a word ('FY2024', 'T12'), no currency code before it: skipped
+        out.append((float(num.replace(",", "")), _decimals(num)))
     return out
 
 

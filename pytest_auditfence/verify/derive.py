@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from bisect import bisect_left, bisect_right
 from dataclasses import replace
 from itertools import permutations
 
@@ -253,7 +252,7 @@ def derive_figure(
         # a unit-less figure that is no ratio of the pair may be their difference ('interest rate swaps' names
         # a rate, yet the change in their fair value is a difference of two amounts)
         if same_family(q, qa):
-            first = a.file * 10**9 + a.item < b.file * 10**9 + b.item
+            first = index.position(a) < index.position(b)
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack \
                 and (not spread or covers(a, b))
             in_order = unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0
@@ -336,7 +335,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     dated: dict[tuple, list[Observed]] = {}  # each row's cells with its small ones, for its series over periods
     columns: dict[tuple, list[Observed]] = {}
     score: dict[tuple, float] = {}
-    for o in sorted(cells + small, key=lambda o: (o.file, o.item)) if small else cells:
+    for o in sorted(cells + small, key=index.position) if small else cells:
         label = index.label(o)
         if label is None:
             continue
@@ -1065,8 +1064,7 @@ def candidate_pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lin
         if not 0 <= f < len(index.files):
             continue
         fi = index.files[f]
-        # line numbers of a file's quantities ascend, so the quantities of one line are a slice
-        for i in range(bisect_left(fi.lines, line), bisect_right(fi.lines, line)):
+        for i in fi.items_on_line(line):
             if i in fi.alternatives:
                 continue
             extra.append((scores.get((f, i), 0), Observed(fi.quantities[i].value, f, i)))

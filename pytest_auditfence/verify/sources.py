@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import islice
+from itertools import accumulate, islice
 from math import floor, log10
 from operator import le
 from pathlib import Path
@@ -55,7 +55,10 @@ class FileIndex:
     or `quantities[item]`), its text sliced from the file's; `values[item]` reads the value alone."""
 
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
-                 "alternatives", "labels", "_label_at", "texts", "_forms", "_literals")
+                 "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
+                 "deferred", "spans", "runs", "run_decimals", "run_lines", "_done", "_groups")
+
+    parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
     def __init__(self, text: str) -> None:
         self.text = text  # the file's text, shared with the store's `LoadedFile`
@@ -81,23 +84,50 @@ class FileIndex:
         self._label_at: dict[int, CellLabel] | None = None  # only where the offsets do not ascend with the items
         self.texts: dict[int, str] = {}  # a figure whose text is not the file's slice at its span (none known)
         self._literals: array[int] | None = None
+        # The lazy front: prose lines whose figures can only be plain numbers times a scale (`quantities.plain_runs`)
+        # are not parsed when the file is indexed. Their line numbers (ascending) and spans are kept, and each place
+        # a number can start on them (its value as written and its decimals, by `runs`; the line's position in
+        # `deferred` by `run_lines`), so that a value lookup parses only the lines that can hold the value.
+        # A deferred line, once parsed, adds its figures after every item there is (`_groups`: line -> its items).
+        # The items read when the file was indexed are `eager` (items below it, in the order of the text).
+        self.eager = 0
+        self.ordered = True  # do the starts of the first `eager` items ascend (position order is item order)?
+        self.deferred = array("I")
+        self.spans = array("I")  # start and end of each deferred line, two entries a line
+        self.runs = array("d")
+        self.run_decimals = array("B")
+        self.run_lines = array("I")
+        self._done = bytearray()
+        self._groups: dict[int, tuple[int, int]] = {}
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
         item = len(self.starts)
+        if not self._groups:
+            self.eager = item + 1
         self.starts.append(q.start)
-        self.lengths.append(q.end - q.start)
-        self.values.append(q.value)
         form = (q.kind, q.unit, q.scale, q.negative, float(q.tolerance))  # a float, as a 'd' column kept it
         code = self._forms.get(form)
         if code is None:
             code = self._forms[form] = len(self.forms)
             self.forms.append(form)
-        self.codes.append(code)
-        self.lines.append(line)
+        self._put("lengths", q.end - q.start)
+        self._put("codes", code)
+        self._put("lines", line)
+        self.values.append(q.value)
         if q.end - q.start != len(q.text) or not self.text.startswith(q.text, q.start):  # compared in place
             self.texts[item] = q.text
         return item
+
+    def _put(self, name: str, value: int) -> None:
+        """Append to a narrowed column, widened to 4 bytes where a figure parsed late does not fit it."""
+        column = getattr(self, name)
+        try:
+            column.append(value)
+        except OverflowError:
+            column = array("I", column)
+            column.append(value)
+            setattr(self, name, column)
 
     def narrow(self) -> None:
         """Once the file is read: item lists, lines, lengths and form codes in 2 or 1 bytes where their values
@@ -105,7 +135,7 @@ class FileIndex:
         if len(self.starts) <= 0xFFFF:
             for word, items in self.words.items():
                 self.words[word] = array("H", items)
-        if max(self.lines, default=0) <= 0xFFFF:
+        if self.text.count("\n") < 0xFFFF:  # every line number of the file, a deferred line's too, fits
             self.lines = array("H", self.lines)
             for word, lines in self.line_words.items():
                 self.line_words[word] = array("H", lines)
@@ -116,7 +146,53 @@ class FileIndex:
                 setattr(self, name, array("B" if top <= 0xFF else "H", column))
         starts = self.starts
         if not all(map(le, starts, islice(starts, 1, None))):
+            self.ordered = False
             self._label_at = {starts[i]: label for i, label in self.labels.items()}
+        self._done = bytearray(len(self.deferred))
+
+    def defer(self, line: int, start: int, end: int, runs: list[tuple[float, int]]) -> None:
+        """Keep a prose line unparsed with the places a number can start on it (`quantities.plain_runs`)."""
+        k = len(self.deferred)
+        self.deferred.append(line)
+        self.spans.append(start)
+        self.spans.append(end)
+        for value, decimals in runs:
+            self.runs.append(value)
+            self.run_decimals.append(min(decimals, 255))
+            self.run_lines.append(k)
+
+    def materialize(self, k: int) -> None:
+        """Parse the k-th deferred line (once): its figures become items after every item there is, in the order
+        the scanner reads them."""
+        if self._done[k]:
+            return
+        self._done[k] = 1
+        line, start, end = self.deferred[k], self.spans[2 * k], self.spans[2 * k + 1]
+        first = len(self.starts)
+        self._groups[line] = (first, first)
+        for q in quantities.parse_prose_line(self.text, start, end):
+            self.append(q, line)
+        self._groups[line] = (first, len(self.starts))
+        FileIndex.parsed_late += 1
+
+    def materialize_all(self) -> None:
+        """Parse every deferred line (a file read whole, as before the lazy front)."""
+        for k in range(len(self.deferred)):
+            self.materialize(k)
+
+    def items_on_line(self, line: int) -> range:
+        """Every item read on `line` (cells and second readings too), in item order; a deferred line is parsed."""
+        k = bisect_left(self.deferred, line)
+        if k < len(self.deferred) and self.deferred[k] == line:
+            self.materialize(k)
+            first, end = self._groups[line]
+            return range(first, end)
+        return range(bisect_left(self.lines, line, 0, self.eager), bisect_right(self.lines, line, 0, self.eager))
+
+    def position(self, item: int) -> tuple[int, int]:
+        """Where the item stands among the file's figures: the order a full parse gives them (item order where the
+        file was read whole; a deferred line's figures start inside it, where no other figure starts)."""
+        return (self.starts[item], item) if self.ordered else (0, item)
 
     @property
     def ends(self) -> _Column:
@@ -134,14 +210,15 @@ class FileIndex:
             return self._label_at.get(offset)
         starts, labels = self.starts, self.labels
         found = None
-        for item in range(bisect_left(starts, offset), bisect_right(starts, offset)):
+        # cells are read when the file is indexed: among the first `eager` items, whose starts ascend
+        for item in range(bisect_left(starts, offset, 0, self.eager), bisect_right(starts, offset, 0, self.eager)):
             found = labels.get(item, found)
         return found
 
     def on_line(self, line: int) -> Iterator[int]:
         """The items read on `line` that carry the line's words (not cells, not second readings)."""
         labels, alternatives = self.labels, self.alternatives
-        for item in range(bisect_left(self.lines, line), bisect_right(self.lines, line)):
+        for item in self.items_on_line(line):
             if item not in labels and item not in alternatives:
                 yield item
 
@@ -311,10 +388,19 @@ def abbreviations(text: str) -> list[str]:
     return list(dict.fromkeys(word for word in found if word not in STOPWORDS))
 
 
-def _index_file(loaded: LoadedFile) -> FileIndex:
+def _index_file(loaded: LoadedFile, *, lazy: bool = True) -> FileIndex:
     """Parse the file once. Table cells (every form `tables.read_tables` knows) are read with their table's
     scale and unit and labelled with their row, column and period; their words are the label's, not the
-    line's. Everything else is read by the claims layer's scanner, line by line."""
+    line's. Everything else is read by the claims layer's scanner, line by line, but for the prose lines whose
+    figures can only be plain numbers times a scale (`lazy`): those are kept unparsed with their words and the
+    numbers they may hold (`FileIndex.defer`), and parsed when a lookup can reach them."""
+    index = _read_file(loaded, lazy)
+    if not index.ordered and len(index.deferred):
+        index = _read_file(loaded, False)  # items that do not follow the text: read whole, in the scanner's order
+    return index
+
+
+def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     text = loaded.text
     cells = read_tables(text)
     index = FileIndex(text)
@@ -349,7 +435,32 @@ def _index_file(loaded: LoadedFile) -> FileIndex:
     # cells (two readers of one table) keep the full scan, where the first cell not yet passed decides
     spans = [(cell.start, cell.end) for cell in cells]
     disjoint = all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
-    for scanned in quantities.QuantityScanner().iter_scan(text, read_elsewhere=spans if disjoint else ()):
+    # the cells by start, with the furthest end of those up to each: does a cell meet a line, by one bisection
+    by_start = sorted(spans)
+    cell_starts = [a for a, _ in by_start]
+    reach = list(accumulate((b for _, b in by_start), max))
+
+    def defer(line: int, start: int, end: int) -> bool:
+        """Keep a prose line for later: no cell on it (a cell's reading replaces the scanner's there). Its words
+        are kept as a line whose figures are read keeps them (one that turns out to hold none adds nothing)."""
+        nonlocal worded_line
+        before = bisect_left(cell_starts, end)
+        if "|" in text[start:end] or before and reach[before - 1] > start:
+            return False
+        runs = quantities.plain_runs(text, start, end)
+        if runs is None:
+            return False
+        index.defer(line, start, end, runs)
+        worded_line = line
+        for word in content_words(loaded.line_text(line)):
+            keys = line_words.get(word)
+            if keys is None:
+                keys = line_words[word] = array("I")
+            keys.append(line)
+        return True
+
+    scanner = quantities.QuantityScanner()
+    for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
         q = scanned.quantity
         while next_cell < len(cells) and cells[next_cell].end <= q.start:
             _add_cell(loaded, cells[next_cell], add, shared)
@@ -401,6 +512,28 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None], shared: 
         bare = quantities.parse_quantities(text, offset=cell.start, years=False, cell=True)
         if len(bare) == 1 and bare[0].value != read[0].value or len(bare) == 1 and bare[0].kind != read[0].kind:
             add(bare[0], line, cell_words, True, label)
+
+
+# Decimals shown by which a corpus's deferred numbers are kept apart (the last group: that many or more): a figure's
+# tolerance is at most half a unit of its last decimal times its scale
+_RUN_DECIMALS = 4
+
+
+def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[int], array[int]]]:
+    """The numbers every file's deferred lines may hold (`FileIndex.runs`), by decimals shown: values ascending
+    beside the file and the deferred line of each. Empty where no line is deferred."""
+    if not any(len(fi.runs) for fi in files):
+        return []
+    grouped: list[list[tuple[float, int, int]]] = [[] for _ in range(_RUN_DECIMALS)]
+    top = _RUN_DECIMALS - 1
+    for f, fi in enumerate(files):
+        for value, decimals, k in zip(fi.runs, fi.run_decimals, fi.run_lines):
+            grouped[min(decimals, top)].append((value, f, k))
+    out = []
+    for rows in grouped:
+        rows.sort()
+        out.append((array("d", (r[0] for r in rows)), array("I", (r[1] for r in rows)), array("I", (r[2] for r in rows))))
+    return out
 
 
 # Figures whose `Quantity` an index keeps once read; past this the memo starts again (about 2 MB at most)
@@ -455,7 +588,7 @@ class SourceIndex:
                 magnitudes.append(magnitude)
                 if tolerance > widest.get(magnitude, -1.0):
                     widest[magnitude] = tolerance
-            for i, code in enumerate(index.codes):
+            for i, code in enumerate(islice(index.codes, index.eager)):  # figures parsed late: `_take_late`
                 magnitude = magnitudes[code]
                 group = groups.get(magnitude)
                 if group is None:
@@ -467,15 +600,23 @@ class SourceIndex:
         # files and items in 2 bytes where every number fits (a bucket holds a row per figure of the corpus)
         file_code = "H" if len(files) <= 0x10000 else "I"
         item_code = "H" if max((len(index.starts) for index in files), default=0) <= 0x10000 else "I"
-        self._buckets: list[tuple[float, array[int], array[int]]] = []
+        self._buckets: list[tuple[int, float, array[int], array[int]]] = []
         for magnitude in sorted(by_magnitude):
             in_file, items = array(file_code), array(item_code)
             for _, f, i in heapq.merge(*(_by_value(files[f].values, f, order)
                                          for f, order in by_magnitude.pop(magnitude))):
                 in_file.append(f)
                 items.append(i)
-            self._buckets.append((widest[magnitude], in_file, items))
+            self._buckets.append((magnitude, widest[magnitude], in_file, items))
         self._values = [index.values for index in files]  # each file's value column, by file: the buckets' values
+        # Figures parsed late (deferred lines, `FileIndex.materialize`), by magnitude: values ascending beside
+        # (value, file, position, item) rows, kept sorted as they come (a lookup parses few lines)
+        self._late: dict[int, tuple[list[float], list[tuple[float, int, tuple[int, int], int]]]] = {}
+        self._taken = [index.eager for index in files]  # items of each file in the buckets or `_late`
+        self._seen_late = -1
+        # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), their
+        # values ascending beside the file and the deferred line of each (`_reach`)
+        self._runs = _corpus_runs(files)
 
     @classmethod
     def build(
@@ -574,22 +715,84 @@ class SourceIndex:
         except OSError:
             return ""
 
+    def position(self, observed: Observed) -> tuple[int, int, int]:
+        """Where a figure stands in the sources: (file, then the order a full parse of the file gives it)."""
+        return (observed.file, *self.files[observed.file].position(observed.item))
+
     def near(self, value: float, tolerance: float) -> Iterable[Observed]:
-        """Observations whose value could match `value` within either side's tolerance."""
+        """Observations whose value matches `value` within both sides' tolerances (the sum), by the order of
+        magnitude of their own tolerance, then by value and position. Deferred lines that can hold such a figure
+        are parsed first (`_reach`)."""
+        self._reach(value, tolerance)
         slack = 1e-9 * max(1.0, abs(value))
-        columns = self._values
-        for widest, files, items in self._buckets:
-            width = tolerance + widest + slack
-            rows = range(len(files))
+        columns, files = self._values, self.files
+        late = self._late
+        buckets = self._buckets
+        if late:
+            eager = {bucket[0]: bucket for bucket in buckets}
+            buckets = [eager.get(m, (m, 0.0, (), ())) for m in sorted(eager.keys() | late.keys())]
+        for magnitude, widest, in_file, items in buckets:
+            found: list[tuple[float, int, int]] = []
+            if in_file:
+                width = tolerance + widest + slack
+                rows = range(len(in_file))
 
-            def value_of(k: int, files: array[int] = files, items: array[int] = items) -> float:
-                return columns[files[k]][items[k]]
+                def value_of(k: int, in_file: array[int] = in_file, items: array[int] = items) -> float:
+                    return columns[in_file[k]][items[k]]
 
-            # the rows' values are read from the files' own columns: a bisection reads about 2 log2(n) of them,
-            # where a column of the values beside the rows held 8 bytes more a figure
-            for k in range(bisect_left(rows, value - width, key=value_of),
-                           bisect_right(rows, value + width, key=value_of)):
-                yield Observed(value_of(k), files[k], items[k])
+                # the rows' values are read from the files' own columns: a bisection reads about 2 log2(n) of them,
+                # where a column of the values beside the rows held 8 bytes more a figure
+                for k in range(bisect_left(rows, value - width, key=value_of),
+                               bisect_right(rows, value + width, key=value_of)):
+                    f, i = in_file[k], items[k]
+                    fi = files[f]
+                    found_value = columns[f][i]
+                    if abs(found_value - value) <= tolerance + fi.forms[fi.codes[i]][4] + slack:
+                        found.append((found_value, f, i))
+            parsed_late = late.get(magnitude)
+            if parsed_late is not None:
+                values, rows_late = parsed_late
+                width = tolerance + (10.0 ** (magnitude + 1) if magnitude > -400 else 0.0) + slack
+                extra = [row for row in rows_late[bisect_left(values, value - width):bisect_right(values, value + width)]
+                         if abs(row[0] - value) <= tolerance + files[row[1]].forms[files[row[1]].codes[row[3]]][4] + slack]
+                if extra:
+                    merged = [(v, f, files[f].position(i), i) for v, f, i in found] + extra
+                    merged.sort()
+                    found = [(v, f, i) for v, f, _, i in merged]
+            for found_value, f, i in found:
+                yield Observed(found_value, f, i)
+
+    def _reach(self, value: float, tolerance: float) -> None:
+        """Parse the deferred lines that can hold a figure within `tolerance` (and its own) of `value`: a number
+        on them, times a plain scale, within the sum (`quantities.plain_runs`); then take in what any lookup
+        parsed late."""
+        if self._runs:
+            v = abs(value)
+            reach = tolerance + 2e-9 * max(1.0, v)  # the lookup's slack, and the float error of a scaled value
+            files = self.files
+            for scale in quantities.PLAIN_SCALES:
+                centre = v / scale
+                for decimals, (values, in_file, lines) in enumerate(self._runs):
+                    half = reach / scale + 0.5 * 10.0 ** -decimals
+                    for j in range(bisect_left(values, centre - half), bisect_right(values, centre + half)):
+                        files[in_file[j]].materialize(lines[j])
+        if self._seen_late != FileIndex.parsed_late:
+            self._take_late()
+
+    def _take_late(self) -> None:
+        """Put the figures the files parsed late, since the last call, into `_late`."""
+        self._seen_late = FileIndex.parsed_late
+        for f, fi in enumerate(self.files):
+            n = len(fi.starts)
+            for i in range(self._taken[f], n):
+                tolerance = fi.forms[fi.codes[i]][4]
+                magnitude = -400 if tolerance <= 0 else floor(log10(tolerance))
+                values, rows = self._late.setdefault(magnitude, ([], []))
+                row = (fi.values[i], f, fi.position(i), i)
+                at = bisect_right(rows, row)
+                values.insert(at, row[0])
+                rows.insert(at, row)
+            self._taken[f] = n
 
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
         """The `limit` observations on lines holding most of `words`, best first, then in source order (memoised
@@ -611,8 +814,10 @@ class SourceIndex:
                     for item in index.on_line(line):
                         key = (f, item)
                         scored[key] = scored.get(key, 0) + 1
-        best = heapq.nsmallest(limit, ((-score, key) for key, score in scored.items()))
-        return [(-neg, Observed(self.files[f].values[i], f, i)) for neg, (f, i) in best]
+        files = self.files
+        # ties in the order of the text (a deferred line's figures are items after the file's others)
+        best = heapq.nsmallest(limit, ((-score, f, files[f].position(i)) for (f, i), score in scored.items()))
+        return [(-neg, Observed(files[f].values[i], f, i)) for neg, f, (_, i) in best]
 
 
 # Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".
