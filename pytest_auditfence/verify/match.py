@@ -473,16 +473,30 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
     the claim's ('Outstanding at end of period' for a claim about the end of period, not 'Outstanding at start
     of period', whose value is last year's closing one)."""
     shared = _shared(subject, label)
+    own = subject_keys(label.subject_text) & subject.keys
     for o in subject_cells(claim, index, subject, limit=200):
         other = index.label(o)
-        if o.file != file or other is None or (other.row, other.section) == (label.row, label.section) \
-                or not row_named(subject, other):
+        if o.file != file or other is None or (other.row, other.section) == (label.row, label.section):
+            continue
+        # a row named all but one word outnames only a row whose every shared word it shares too ('Power - Cable
+        # Installation' shares only 'power' with a claim about power operations, maintenance and construction)
+        if not row_named(subject, other) and not (_nearly_named(subject, other)
+                                                  and own <= subject_keys(other.subject_text)):
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
         if _shared(subject, other) > shared:
             return True
     return False
+
+
+def _nearly_named(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does the claim name a row of three stems or more by all of them but one ('Power - Operations, Maintenance &
+    Construction Support' for 'power operations, maintenance and construction')? The one left out is never
+    'total': a claim that does not say it names a part, not the total row ('Total deferred tax assets')."""
+    keys = row_stems(label)
+    missing = keys - subject.keys
+    return len(keys) >= 3 and len(missing) == 1 and TOTAL_KEY not in missing
 
 
 def _shared(subject: ClaimSubject, label: CellLabel) -> int:
