@@ -9,6 +9,7 @@ meaning, so a new form is a new reader, not a new rule.
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -64,6 +65,7 @@ class _Grid:
     rows: list[list[tuple[int, int]]]  # cell spans (absolute offsets), one list per row
     start: int  # offset where the grid starts (the caption is read above it)
     right_aligned: bool = False  # PDF text: the k-th number from the right is under the k-th header from the right
+    markup: bool = False  # HTML: a cell's text is read with its character references ('R&amp;D' is 'R&D')
 
 
 # -- periods ------------------------------------------------------------------------------------------------
@@ -314,7 +316,7 @@ def _html_grids(text: str) -> list[_Grid]:
         return []
     grids: list[_Grid] = []
     for table in re.finditer(r"(?is)<table\b.*?</table\s*>", text):
-        grid = _Grid([], table.start())
+        grid = _Grid([], table.start(), markup=True)
         for row in _HTML_ROW.finditer(text, table.start(), table.end()):
             cells = []
             for cell in _HTML_CELL.finditer(text, row.start(1), row.end(1)):
@@ -447,7 +449,8 @@ def _pdf_grids(text: str) -> list[_Grid]:
             pending = []
             current.rows.append(cells)
         elif (len(stripped) <= _MAX_PROSE or len(cells) >= 2 and (any(map(_is_period, texts)) or _short_cells(texts))
-              or len(cells) >= _HEADER_CELLS) and all(_is_header_text(t) for t in texts):
+              or len(cells) >= _HEADER_CELLS) and all(_is_header_text(t) or current is None and len(cells) >= 2
+                                                      and _is_worded_header(t) for t in texts):
             # a header of periods or of column names ('Carrying Amount   Fair Value   Carrying Amount ...'; as long
             # as the labels are wide, when its cells stand apart), a header of several words apart ('Amount   % of
             # total revenue   Amount ...'), or a section row
@@ -470,6 +473,12 @@ def _is_header_text(text: str) -> bool:
 
 
 _FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
+
+
+def _is_worded_header(text: str) -> bool:
+    """A column name holding a number among its words ('53 weeks', 'Level 2', '1-3 years', 'Note 5'): a header cell
+    where a line of cells apart stands above a table's first row (under its rows, such a line is a row of words)."""
+    return not _is_figure(text) and re.search(r"[A-Za-z]{2,}", text) is not None
 
 
 _HEADER_CELL = 40
@@ -571,7 +580,8 @@ def _naming_lead_in(text: str, end: int) -> str:
 
 
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
-    rows = [[(a, b, text[a:b].strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
+    read = html.unescape if grid.markup else str
+    rows = [[(a, b, read(text[a:b]).strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
     first_data = next(
         (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)), None
     )
@@ -637,6 +647,10 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     if caption_scale is None and caption_unit is None:
         caption_scale, caption_unit = _stated_scale(text, grid.start)
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
+    # page text: the right edges of the figure columns, by which a header line whose cells each end over one of
+    # them is told from a header over groups of columns
+    figure_edges = {_column_range(text, a, b)[1] for row in rows[first_data:] for a, b, t in row if _is_figure(t)} \
+        if grid.right_aligned else set()
 
     def column_headers(index_from_right: int | None, index: int, span: tuple[int, int] = (0, 0),
                        width: int = 0) -> tuple[tuple[str, ...], str]:
@@ -656,7 +670,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                     # the right only when no cell stands over any and the header has one cell per column
                     over = _over(text, row, span)
                     cell = over or (cell if len(label_less) == width and not _over_any(text, row, span) else "")
-                    if not cell and width > len(label_less) and width % len(label_less) == 0:
+                    if not cell and width > len(label_less) and width % len(label_less) == 0 \
+                            and not _per_column(text, row, figure_edges):
                         # a header over groups of columns ('December 31, 2019' over 'Carrying Amount   Fair
                         # Value'), standing over one of its group: the k-th group from the right is its k-th cell
                         group = (index_from_right or 0) // (width // len(label_less))
@@ -740,6 +755,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale=scale, unit=unit, mark=mark,
             )))
             column_of.append(from_right if grid.right_aligned else k)
+        if section and _closes_section(label, section):
+            section = ""
     return _percent_columns(text, _section_totals(text, _roll_forward(cells), column_of), column_of)
 
 
@@ -825,6 +842,19 @@ def column_mark(marks: list[str]) -> str:
 
 
 _TOTAL_ALONE = re.compile(r"(?i)^\W*total\W*(?:\(\w{1,2}\)\W*)?$")
+
+
+def _closes_section(label: str, section: str) -> bool:
+    """Does a row of figures total the section it stands in, so that the rows below it stand outside it? A row
+    without a label (the subtotal line of 'Acquisition-related charges:'), 'Total' alone, or 'Total' with the
+    section's words ('Total current assets' of 'Current assets:'); 'Restructuring and other charges' two rows
+    below the subtotal is no acquisition-related charge."""
+    if not label.strip() or _TOTAL_ALONE.match(label):
+        return True
+    section_words = words_besides_periods(section)
+    return TOTAL_ROW.match(label) is not None and bool(section_words) and section_words <= words_besides_periods(label)
+
+
 # rounding: a section's rows may add up to its total within this share
 _TOTAL_SLACK = 0.005
 
@@ -891,6 +921,27 @@ def _over(text: str, row: list[tuple[int, int, str]], span: tuple[int, int]) -> 
         if overlap > best_overlap:
             best, best_overlap = t, overlap
     return best
+
+
+def _per_column(text: str, row: list[tuple[int, int, str]], figure_edges: set[int]) -> bool:
+    """Does every cell of a header line of page text end over a figure column (right edges within two
+    characters), the cells over neighbouring columns, as 'F19   F18' over the first two of four columns? Such a
+    line heads those columns one by one, and no others. A header over groups of columns ('December 31, 2019' over
+    'Carrying Amount   Fair Value') ends over every other column, or between its group's figures."""
+    columns: list[int] = []  # the figure columns' right edges, those within two characters as one
+    for edge in sorted(figure_edges):
+        if not columns or edge - columns[-1] > 2:
+            columns.append(edge)
+    under = []
+    for a, b, t in row:
+        if not t or _is_empty(t):
+            continue
+        right = _column_range(text, a, b)[1]
+        found = [k for k, edge in enumerate(columns) if abs(right - edge) <= 2]
+        if not found:
+            return False
+        under.append(found[0])
+    return len(under) >= 2 and under == list(range(under[0], under[0] + len(under)))
 
 
 def _over_any(text: str, row: list[tuple[int, int, str]], span: tuple[int, int]) -> bool:
