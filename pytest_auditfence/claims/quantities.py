@@ -1327,7 +1327,7 @@ class QuantityScanner:
                         line[cell_start:cell_end], pos + cell_start, line_no, row_cue.over(column.over(record)),
                         scale, unit,
                     )
-            elif any(c.isdigit() for c in line) and not elsewhere.covers(pos, end):
+            elif _holds_digit(line) and not elsewhere.covers(pos, end):
                 kv = _KEY_VALUE.match(line) if self.track_context else None
                 if kv is not None and _NUMERIC_FIELD.fullmatch(kv.group("value")):
                     key = kv.group("key")
@@ -1343,6 +1343,16 @@ class QuantityScanner:
                     for q in _parse_wrapped(text, line, pos, end):
                         yield ScannedQuantity(line_no, q)
             pos = end + 1
+
+
+def _holds_digit(line: str) -> bool:
+    """`any(c.isdigit() for c in line)`, at C speed where the line is ASCII (its digits are 0-9 there)."""
+    if line.isascii():
+        return _ASCII_DIGIT.search(line) is not None
+    return any(c.isdigit() for c in line)
+
+
+_ASCII_DIGIT = re.compile(r"[0-9]")
 
 
 class _Spans:
@@ -1401,9 +1411,16 @@ def parse_prose_line(text: str, start: int, end: int) -> list[Quantity]:
 # The scales a plain line's figures can carry (`_SCALE_WORDS`), and 1
 PLAIN_SCALES: tuple[float, ...] = tuple(sorted({1.0, *vocabulary.SCALES.values()}))
 _DIGIT_RUN = re.compile(r"\d+")
+# the characters that can follow the leading digits of a `_DIGIT_LED_MASK` match (an empty string is not one)
+_MASK_NEXT = frozenset(" \t\r\x0b\x0c-–—/.:'’sQH()nrtAaPp")
 _LETTER_RUN = re.compile(r"[a-z]+")
-# the letters right after a digit, a space or a '-': where a suffix's unit word or symbol starts
-_AFTER_GAP = re.compile(r"(?<=[\d \u00a0\u202f-])[A-Za-z]+")
+# the letters where a number's unit word or symbol can start: right after its digits, one space or '-' after
+# them, or after a scale word and one space or '-' (each tried: '5 mm thick' is millimetres, not millions)
+_AFTER_NUMBER = re.compile(r"\d[ \u00a0\u202f-]?([A-Za-z]+)")
+_AFTER_SCALE = re.compile(
+    r"\d[ \u00a0\u202f]?(?:(?i:thousands?|millions?|billions?|trillions?|mn|mln|mm|bn|bln|tn)|[kKmMbBtT])\b"
+    r"[ \u00a0\u202f-]?([A-Za-z]+)"
+)
 # time of day (':30 hours') and emphasis between a number and its scale ('**5.2** billion')
 _GLUED_RISK = re.compile(r":\d|\d[*_]")
 
@@ -1414,8 +1431,8 @@ def _first_letters(word: str) -> str:
 
 
 # Every suffix `_read_suffix` reads with a factor, an offset, basis points or a temperature starts with one of these
-# letter runs, right after the number, one space or '-' after it, or after a scale word and a space: words as lower
-# case, symbols as written ('F', 'C' attached: '350F'); 'deg' ('degrees', 'degreesF') and ' in.' are tested apart
+# letter runs where `_AFTER_NUMBER` or `_AFTER_SCALE` finds one: words as lower case, symbols as written ('F', 'C'
+# attached: '350F'); 'deg...' ('degrees', 'degreesF') and ' in.' are tested apart
 _FACTOR_WORDS = frozenset(
     _first_letters(w).lower() for w in (
         *(w for w, (_, _, factor, _) in _UNITS.items() if factor != 1.0),
@@ -1446,11 +1463,13 @@ def plain_runs(text: str, start: int, end: int) -> list[tuple[float, int]] | Non
     if not line.isascii() or "/" in line or "@" in line:
         return None
     lower = line.lower()
-    if "www." in lower or " in." in lower or "deg" in lower or _GLUED_RISK.search(line) is not None:
+    if "www." in lower or " in." in lower or _GLUED_RISK.search(line) is not None:
         return None
     if not _RISK_WORDS.isdisjoint(_LETTER_RUN.findall(lower)):
         return None
-    if not _FACTOR_WORDS.isdisjoint(_AFTER_GAP.findall(lower)) or not _FACTOR_SYMBOLS.isdisjoint(_AFTER_GAP.findall(line)):
+    units = _AFTER_NUMBER.findall(line) + _AFTER_SCALE.findall(line)
+    if units and (not _FACTOR_SYMBOLS.isdisjoint(units)
+                  or any(unit.lower() in _FACTOR_WORDS or unit[:3].lower() == "deg" for unit in units)):
         return None
     if len(line) >= _MIN_WRAPPED_LINE and end < len(text) and _wrapped_tail(line):
         cont = _CONTINUATION.match(text, end + 1)
@@ -1466,10 +1485,12 @@ def plain_runs(text: str, start: int, end: int) -> list[tuple[float, int]] | Non
         at = run.start()
         num = _NUMBER.match(line, at).group()  # type: ignore[union-attr]  # a digit is there
         ends = at + len(num)
-        if ends + 1 < len(line) and line[ends] in ".,:" and line[ends + 1].isdigit():
-            return None  # '1,23', '1.2.3': the parser resumes inside the digits that follow, where masks may start
+        if ends < len(line) and (line[ends].isdigit() or line[ends] in ".,:" and line[ends + 1:ends + 2].isdigit()):
+            # '1,23', '1.2.3', '9,99999': the parser resumes inside the digits that follow, where masks may start
+            return None
         resumes.add(ends)
-        mask = _DIGIT_LED_MASK.match(line, at)
+        # a mask goes on past the digits with one of these ('2024-', '12.', '5 March', '3Q', "1990s", '401(k)')
+        mask = _DIGIT_LED_MASK.match(line, at) if line[run.end():run.end() + 1] in _MASK_NEXT else None
         if at < skipped:
             continue
         inside = at < maybe  # in a mask that may or may not be skipped: this number may be read after all

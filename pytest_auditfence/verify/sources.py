@@ -156,10 +156,9 @@ class FileIndex:
         self.deferred.append(line)
         self.spans.append(start)
         self.spans.append(end)
-        for value, decimals in runs:
-            self.runs.append(value)
-            self.run_decimals.append(min(decimals, 255))
-            self.run_lines.append(k)
+        self.runs.extend([value for value, _ in runs])
+        self.run_decimals.extend([min(decimals, 255) for _, decimals in runs])
+        self.run_lines.extend([k] * len(runs))
 
     def materialize(self, k: int) -> None:
         """Parse the k-th deferred line (once): its figures become items after every item there is, in the order
@@ -775,7 +774,9 @@ class SourceIndex:
                 for decimals, (values, in_file, lines) in enumerate(self._runs):
                     half = reach / scale + 0.5 * 10.0 ** -decimals
                     for j in range(bisect_left(values, centre - half), bisect_right(values, centre + half)):
-                        files[in_file[j]].materialize(lines[j])
+                        fi = files[in_file[j]]
+                        if not fi._done[lines[j]]:
+                            fi.materialize(lines[j])
         if self._seen_late != FileIndex.parsed_late:
             self._take_late()
 
