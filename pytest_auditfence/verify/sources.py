@@ -520,19 +520,36 @@ _RUN_DECIMALS = 4
 
 def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[int], array[int]]]:
     """The numbers every file's deferred lines may hold (`FileIndex.runs`), by decimals shown: values ascending
-    beside the file and the deferred line of each. Empty where no line is deferred."""
+    beside the file and the deferred line of each, in (value, file, line) order. Empty where no line is deferred.
+    Each file's numbers of a group are put in order on their own (a column of positions) and the files merged, so
+    that no tuple is held per number of the corpus at once (a sort of every row did, 3x the text at its peak)."""
     if not any(len(fi.runs) for fi in files):
         return []
-    grouped: list[list[tuple[float, int, int]]] = [[] for _ in range(_RUN_DECIMALS)]
     top = _RUN_DECIMALS - 1
-    for f, fi in enumerate(files):
-        for value, decimals, k in zip(fi.runs, fi.run_decimals, fi.run_lines):
-            grouped[min(decimals, top)].append((value, f, k))
+    orders: list[list[array[int]]] = [[] for _ in range(_RUN_DECIMALS)]
+    for fi in files:
+        groups: list[list[int]] = [[] for _ in range(_RUN_DECIMALS)]
+        for i, decimals in enumerate(fi.run_decimals):
+            groups[min(decimals, top)].append(i)
+        for group, positions in zip(orders, groups):
+            # stable: equal values stay in position order, which is line order (a line's numbers are appended together)
+            group.append(array("I", sorted(positions, key=fi.runs.__getitem__)))
     out = []
-    for rows in grouped:
-        rows.sort()
-        out.append((array("d", (r[0] for r in rows)), array("I", (r[1] for r in rows)), array("I", (r[2] for r in rows))))
+    for group in orders:
+        values, in_file, lines = array("d"), array("I"), array("I")
+        for value, f, k in heapq.merge(*(_runs_of(files[f], f, order) for f, order in enumerate(group))):
+            values.append(value)
+            in_file.append(f)
+            lines.append(k)
+        out.append((values, in_file, lines))
     return out
+
+
+def _runs_of(fi: FileIndex, f: int, order: array[int]) -> Iterator[tuple[float, int, int]]:
+    """(value, file, deferred line) of one file's numbers in `order`."""
+    runs, lines = fi.runs, fi.run_lines
+    for i in order:
+        yield runs[i], f, lines[i]
 
 
 # Figures whose `Quantity` an index keeps once read; past this the memo starts again (about 2 MB at most)
