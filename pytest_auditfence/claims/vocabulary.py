@@ -199,7 +199,7 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
     # price ... increased 6% to about $466,000'; 'EPS increased 20.9% to $9.95' by 'we now expect EPS to be between
     # $9.95 and $10.25'): guidance and the actual figure of one metric are two figures
     "timing": {
-        "expected": (r"expect(?:s|ed|ing|ations?)?", r"anticipat\w*", r"guid(?:ance|ed|ing)", r"outlook",
+        "expected": (r"(?<!than\s)expect(?:s|ed|ing)?", r"anticipat\w*", r"guid(?:ance|ed|ing)", r"outlook",
                      r"forecast\w*", r"project(?:s|ed|ing|ions?)", r"predict\w*"),
         "actual": (r"reported", r"grew", r"rose", r"increased", r"decreased", r"declined", r"fell", r"improved",
                    r"came\s+in", r"totall?ed", r"generated", r"earned", r"posted", r"recorded"),

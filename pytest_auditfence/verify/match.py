@@ -1180,7 +1180,17 @@ def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) ->
     if not event or own.counted not in clause:
         return False
     theirs = clause - {own.counted}
+    listed = _LISTED_COUNT.search(loaded.text, max(0, start - 60), start)
+    if listed and theirs <= {subject_stem(listed.group(1).lower())}:
+        # '(we operated) 12 stores in 5 countries': a count after another count's noun shares that count's verb
+        sentence = loaded.text[_sentence_start(loaded.text, start):start]
+        theirs |= subject_keys(sentence) - _NOT_A_SUBJECT - _MONTH_STEMS - {own.counted}
     return bool(theirs) and not event & theirs
+
+
+# a count right after another count's noun and a preposition ('12 stores in 5 countries'): the group is that noun
+_LISTED_COUNT = re.compile(r"\d\s+([A-Za-z]+)\s+(?:in|across|at|over|from)\s+$")
+_MONTH_STEMS = frozenset(subject_stem(m) for m in vocabulary.MONTH_NAMES)
 
 
 # An amount a figure moved by ('net earnings ... increased $55.4 million or $1.01 per share'): the change verb right

@@ -29,6 +29,7 @@ CALL = (
     "10.2% to 13.5%.\n"
     "We expect the average selling price for fourth quarter deliveries to again exceed $460,000.\n"
     "The average selling price of homes delivered during the quarter increased 6% to about $466,000.\n"
+    "Service revenue grew 8% to $1.2 billion, better than expected.\n"
 )
 
 
@@ -62,6 +63,7 @@ TRUE_CLAIMS = [
     ("The average selling price is expected to exceed $460,000 in the fourth quarter.", "$460,000"),
     ("The average selling price of homes delivered rose 6% to about $466,000.", "$466,000"),
     ("The average selling price was about $466,000 in the quarter.", "$466,000"),
+    ("Service revenue increased 8% to $1.2 billion in the quarter.", "$1.2 billion"),
 ]
 
 SWAPS = [
