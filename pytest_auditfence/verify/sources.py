@@ -56,7 +56,7 @@ class FileIndex:
 
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
-                 "deferred", "spans", "runs", "run_decimals", "run_lines", "_done", "_groups")
+                 "deferred", "deferred_at", "runs", "run_decimals", "run_lines", "_done", "_firsts", "_parsed")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -85,25 +85,27 @@ class FileIndex:
         self.texts: dict[int, str] = {}  # a figure whose text is not the file's slice at its span (none known)
         self._literals: array[int] | None = None
         # The lazy front: prose lines whose figures can only be plain numbers times a scale (`quantities.plain_runs`)
-        # are not parsed when the file is indexed. Their line numbers (ascending) and spans are kept, and each place
+        # are not parsed when the file is indexed. Their line numbers (ascending) and starts are kept, and each place
         # a number can start on them (its value as written and its decimals, by `runs`; the line's position in
         # `deferred` by `run_lines`), so that a value lookup parses only the lines that can hold the value.
-        # A deferred line, once parsed, adds its figures after every item there is (`_groups`: line -> its items).
+        # A deferred line, once parsed, adds its figures after every item there is (`_firsts`: the first of them, by
+        # the line's place in `deferred`; they run while their line is that line).
         # The items read when the file was indexed are `eager` (items below it, in the order of the text).
         self.eager = 0
         self.ordered = True  # do the starts of the first `eager` items ascend (position order is item order)?
         self.deferred = array("I")
-        self.spans = array("I")  # start and end of each deferred line, two entries a line
+        self.deferred_at = array("I")  # where each deferred line starts (it ends at the next line break)
         self.runs = array("d")
         self.run_decimals = array("B")
         self.run_lines = array("I")
         self._done = bytearray()
-        self._groups: dict[int, tuple[int, int]] = {}
+        self._firsts = array("I")
+        self._parsed = 0  # deferred lines parsed so far
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
         item = len(self.starts)
-        if not self._groups:
+        if not self._parsed:
             self.eager = item + 1
         self.starts.append(q.start)
         form = (q.kind, q.unit, q.scale, q.negative, float(q.tolerance))  # a float, as a 'd' column kept it
@@ -152,13 +154,13 @@ class FileIndex:
             self.ordered = False
             self._label_at = {starts[i]: label for i, label in self.labels.items()}
         self._done = bytearray(len(self.deferred))
+        self._firsts = array("I", bytes(4 * len(self.deferred)))
 
     def defer(self, line: int, start: int, end: int, runs: list[tuple[float, int]]) -> None:
         """Keep a prose line unparsed with the places a number can start on it (`quantities.plain_runs`)."""
         k = len(self.deferred)
         self.deferred.append(line)
-        self.spans.append(start)
-        self.spans.append(end)
+        self.deferred_at.append(start)
         self.runs.extend([value for value, _ in runs])
         self.run_decimals.extend([min(decimals, 255) for _, decimals in runs])
         self.run_lines.extend([k] * len(runs))
@@ -169,12 +171,12 @@ class FileIndex:
         if self._done[k]:
             return
         self._done[k] = 1
-        line, start, end = self.deferred[k], self.spans[2 * k], self.spans[2 * k + 1]
-        first = len(self.starts)
-        self._groups[line] = (first, first)
-        for q in quantities.parse_prose_line(self.text, start, end):
+        line, start = self.deferred[k], self.deferred_at[k]
+        end = self.text.find("\n", start)
+        self._firsts[k] = len(self.starts)
+        self._parsed += 1
+        for q in quantities.parse_prose_line(self.text, start, len(self.text) if end < 0 else end):
             self.append(q, line)
-        self._groups[line] = (first, len(self.starts))
         FileIndex.parsed_late += 1
 
     def materialize_all(self) -> None:
@@ -187,7 +189,10 @@ class FileIndex:
         k = bisect_left(self.deferred, line)
         if k < len(self.deferred) and self.deferred[k] == line:
             self.materialize(k)
-            first, end = self._groups[line]
+            first = end = self._firsts[k]
+            lines, n = self.lines, len(self.starts)
+            while end < n and lines[end] == line:
+                end += 1
             return range(first, end)
         return range(bisect_left(self.lines, line, 0, self.eager), bisect_right(self.lines, line, 0, self.eager))
 
@@ -540,9 +545,10 @@ def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[i
             # stable: equal values stay in position order, which is line order (a line's numbers are appended together)
             group.append(array("I", sorted(positions, key=fi.runs.__getitem__)))
     file_code = "H" if len(files) <= 0x10000 else "I"
+    place_code = "H" if max(len(fi.runs) for fi in files) <= 0x10000 else "I"
     out = []
     for group in orders:
-        fence, in_file, places = array("d"), array(file_code), array("I")
+        fence, in_file, places = array("d"), array(file_code), array(place_code)
         for value, f, i in heapq.merge(*(_by_value(files[f].runs, f, order) for f, order in enumerate(group))):
             if not len(in_file) % _FENCE:
                 fence.append(value)
