@@ -56,7 +56,7 @@ class FileIndex:
 
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
-                 "deferred", "spans", "runs", "run_decimals", "run_lines", "_done", "_groups")
+                 "deferred", "deferred_at", "runs", "run_decimals", "run_lines", "_done", "_firsts", "_parsed")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -85,25 +85,27 @@ class FileIndex:
         self.texts: dict[int, str] = {}  # a figure whose text is not the file's slice at its span (none known)
         self._literals: array[int] | None = None
         # The lazy front: prose lines whose figures can only be plain numbers times a scale (`quantities.plain_runs`)
-        # are not parsed when the file is indexed. Their line numbers (ascending) and spans are kept, and each place
+        # are not parsed when the file is indexed. Their line numbers (ascending) and starts are kept, and each place
         # a number can start on them (its value as written and its decimals, by `runs`; the line's position in
         # `deferred` by `run_lines`), so that a value lookup parses only the lines that can hold the value.
-        # A deferred line, once parsed, adds its figures after every item there is (`_groups`: line -> its items).
+        # A deferred line, once parsed, adds its figures after every item there is (`_firsts`: the first of them, by
+        # the line's place in `deferred`; they run while their line is that line).
         # The items read when the file was indexed are `eager` (items below it, in the order of the text).
         self.eager = 0
         self.ordered = True  # do the starts of the first `eager` items ascend (position order is item order)?
         self.deferred = array("I")
-        self.spans = array("I")  # start and end of each deferred line, two entries a line
+        self.deferred_at = array("I")  # where each deferred line starts (it ends at the next line break)
         self.runs = array("d")
         self.run_decimals = array("B")
         self.run_lines = array("I")
         self._done = bytearray()
-        self._groups: dict[int, tuple[int, int]] = {}
+        self._firsts = array("I")
+        self._parsed = 0  # deferred lines parsed so far
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
         item = len(self.starts)
-        if not self._groups:
+        if not self._parsed:
             self.eager = item + 1
         self.starts.append(q.start)
         form = (q.kind, q.unit, q.scale, q.negative, float(q.tolerance))  # a float, as a 'd' column kept it
@@ -139,6 +141,9 @@ class FileIndex:
             self.lines = array("H", self.lines)
             for word, lines in self.line_words.items():
                 self.line_words[word] = array("H", lines)
+            self.deferred = array("H", self.deferred)
+        if len(self.deferred) <= 0xFFFF:  # a number's deferred line by its place among them
+            self.run_lines = array("H", self.run_lines)
         for name in ("lengths", "codes"):
             column = getattr(self, name)
             top = max(column, default=0)
@@ -149,13 +154,13 @@ class FileIndex:
             self.ordered = False
             self._label_at = {starts[i]: label for i, label in self.labels.items()}
         self._done = bytearray(len(self.deferred))
+        self._firsts = array("I", bytes(4 * len(self.deferred)))
 
     def defer(self, line: int, start: int, end: int, runs: list[tuple[float, int]]) -> None:
         """Keep a prose line unparsed with the places a number can start on it (`quantities.plain_runs`)."""
         k = len(self.deferred)
         self.deferred.append(line)
-        self.spans.append(start)
-        self.spans.append(end)
+        self.deferred_at.append(start)
         self.runs.extend([value for value, _ in runs])
         self.run_decimals.extend([min(decimals, 255) for _, decimals in runs])
         self.run_lines.extend([k] * len(runs))
@@ -166,12 +171,12 @@ class FileIndex:
         if self._done[k]:
             return
         self._done[k] = 1
-        line, start, end = self.deferred[k], self.spans[2 * k], self.spans[2 * k + 1]
-        first = len(self.starts)
-        self._groups[line] = (first, first)
-        for q in quantities.parse_prose_line(self.text, start, end):
+        line, start = self.deferred[k], self.deferred_at[k]
+        end = self.text.find("\n", start)
+        self._firsts[k] = len(self.starts)
+        self._parsed += 1
+        for q in quantities.parse_prose_line(self.text, start, len(self.text) if end < 0 else end):
             self.append(q, line)
-        self._groups[line] = (first, len(self.starts))
         FileIndex.parsed_late += 1
 
     def materialize_all(self) -> None:
@@ -184,7 +189,10 @@ class FileIndex:
         k = bisect_left(self.deferred, line)
         if k < len(self.deferred) and self.deferred[k] == line:
             self.materialize(k)
-            first, end = self._groups[line]
+            first = end = self._firsts[k]
+            lines, n = self.lines, len(self.starts)
+            while end < n and lines[end] == line:
+                end += 1
             return range(first, end)
         return range(bisect_left(self.lines, line, 0, self.eager), bisect_right(self.lines, line, 0, self.eager))
 
@@ -519,9 +527,11 @@ _RUN_DECIMALS = 4
 
 
 def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[int], array[int]]]:
-    """The numbers every file's deferred lines may hold (`FileIndex.runs`), by decimals shown: values ascending
-    beside the file and the deferred line of each, in (value, file, line) order. Empty where no line is deferred.
-    Each file's numbers of a group are put in order on their own (a column of positions) and the files merged, so
+    """The numbers every file's deferred lines may hold, by decimals shown, in (value, file, place) order: per
+    group a sparse column of every `_FENCE`-th value and two columns, each number's file and its place in that
+    file's `FileIndex.runs`. The numbers themselves stay in the files (stored once): a lookup bisects the sparse
+    column, then a block of `_FENCE` rows reading the files' values. Empty where no line is deferred.
+    Each file's numbers of a group are put in order on their own (a column of places) and the files merged, so
     that no tuple is held per number of the corpus at once (a sort of every row did, 3x the text at its peak)."""
     if not any(len(fi.runs) for fi in files):
         return []
@@ -534,22 +544,31 @@ def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[i
         for group, positions in zip(orders, groups):
             # stable: equal values stay in position order, which is line order (a line's numbers are appended together)
             group.append(array("I", sorted(positions, key=fi.runs.__getitem__)))
+    file_code = "H" if len(files) <= 0x10000 else "I"
+    place_code = "H" if max(len(fi.runs) for fi in files) <= 0x10000 else "I"
     out = []
     for group in orders:
-        values, in_file, lines = array("d"), array("I"), array("I")
-        for value, f, k in heapq.merge(*(_runs_of(files[f], f, order) for f, order in enumerate(group))):
-            values.append(value)
+        fence, in_file, places = array("d"), array(file_code), array(place_code)
+        for value, f, i in heapq.merge(*(_by_value(files[f].runs, f, order) for f, order in enumerate(group))):
+            if not len(in_file) % _FENCE:
+                fence.append(value)
             in_file.append(f)
-            lines.append(k)
-        out.append((values, in_file, lines))
+            places.append(i)
+        out.append((fence, in_file, places))
     return out
 
 
-def _runs_of(fi: FileIndex, f: int, order: array[int]) -> Iterator[tuple[float, int, int]]:
-    """(value, file, deferred line) of one file's numbers in `order`."""
-    runs, lines = fi.runs, fi.run_lines
-    for i in order:
-        yield runs[i], f, lines[i]
+# Rows of a corpus's deferred numbers between two values of its sparse column (`_corpus_runs`)
+_FENCE = 32
+
+
+def _fenced(fence: array[float], rows: range, key: Callable[[int], float], value: float, right: bool) -> int:
+    """`bisect_left` (or `bisect_right`) of `value` in `rows` by `key`, narrowed first to the block of rows between
+    two values of `fence` (every `_FENCE`-th row's)."""
+    j = (bisect_right if right else bisect_left)(fence, value)
+    lo = (j - 1) * _FENCE + 1 if j else 0
+    hi = min(j * _FENCE, len(rows))
+    return (bisect_right if right else bisect_left)(rows, value, lo, hi, key=key)
 
 
 # Figures whose `Quantity` an index keeps once read; past this the memo starts again (about 2 MB at most)
@@ -625,14 +644,21 @@ class SourceIndex:
                 items.append(i)
             self._buckets.append((magnitude, widest[magnitude], in_file, items))
         self._values = [index.values for index in files]  # each file's value column, by file: the buckets' values
-        # Figures parsed late (deferred lines, `FileIndex.materialize`), by magnitude: values ascending beside
-        # (value, file, position, item) rows, kept sorted as they come (a lookup parses few lines)
-        self._late: dict[int, tuple[list[float], list[tuple[float, int, tuple[int, int], int]]]] = {}
+        # Figures parsed late (deferred lines, `FileIndex.materialize`), by magnitude: two columns (files, items)
+        # in (value, file, position, item) order, kept sorted as they come (a lookup parses few lines); a row's
+        # value is its file's, as in the buckets
+        self._late: dict[int, tuple[array[int], array[int]]] = {}
         self._taken = [index.eager for index in files]  # items of each file in the buckets or `_late`
         self._seen_late = -1
-        # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), their
-        # values ascending beside the file and the deferred line of each (`_reach`)
-        self._runs = _corpus_runs(files)
+        # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), the
+        # file and place of each in value order, and every `_FENCE`-th value (`_reach`)
+        numbers = [index.runs for index in files]
+
+        def number_of(in_file: array[int], places: array[int]) -> Callable[[int], float]:
+            return lambda j: numbers[in_file[j]][places[j]]
+
+        self._runs = [(fence, range(len(in_file)), in_file, places, number_of(in_file, places))
+                      for fence, in_file, places in _corpus_runs(files)]
 
     @classmethod
     def build(
@@ -741,42 +767,45 @@ class SourceIndex:
         are parsed first (`_reach`)."""
         self._reach(value, tolerance)
         slack = 1e-9 * max(1.0, abs(value))
-        columns, files = self._values, self.files
+        files = self.files
         late = self._late
         buckets = self._buckets
         if late:
             eager = {bucket[0]: bucket for bucket in buckets}
             buckets = [eager.get(m, (m, 0.0, (), ())) for m in sorted(eager.keys() | late.keys())]
         for magnitude, widest, in_file, items in buckets:
-            found: list[tuple[float, int, int]] = []
-            if in_file:
-                width = tolerance + widest + slack
-                rows = range(len(in_file))
-
-                def value_of(k: int, in_file: array[int] = in_file, items: array[int] = items) -> float:
-                    return columns[in_file[k]][items[k]]
-
-                # the rows' values are read from the files' own columns: a bisection reads about 2 log2(n) of them,
-                # where a column of the values beside the rows held 8 bytes more a figure
-                for k in range(bisect_left(rows, value - width, key=value_of),
-                               bisect_right(rows, value + width, key=value_of)):
-                    f, i = in_file[k], items[k]
-                    fi = files[f]
-                    found_value = columns[f][i]
-                    if abs(found_value - value) <= tolerance + fi.forms[fi.codes[i]][4] + slack:
-                        found.append((found_value, f, i))
+            found = self._within(in_file, items, value, tolerance, tolerance + widest + slack, slack)
             parsed_late = late.get(magnitude)
             if parsed_late is not None:
-                values, rows_late = parsed_late
                 width = tolerance + (10.0 ** (magnitude + 1) if magnitude > -400 else 0.0) + slack
-                extra = [row for row in rows_late[bisect_left(values, value - width):bisect_right(values, value + width)]
-                         if abs(row[0] - value) <= tolerance + files[row[1]].forms[files[row[1]].codes[row[3]]][4] + slack]
+                extra = self._within(*parsed_late, value, tolerance, width, slack)
                 if extra:
-                    merged = [(v, f, files[f].position(i), i) for v, f, i in found] + extra
+                    merged = [(v, f, files[f].position(i), i) for v, f, i in found + extra]
                     merged.sort()
                     found = [(v, f, i) for v, f, _, i in merged]
             for found_value, f, i in found:
                 yield Observed(found_value, f, i)
+
+    def _within(self, in_file: Sequence[int], items: Sequence[int], value: float, tolerance: float, width: float,
+                slack: float) -> list[tuple[float, int, int]]:
+        """(value, file, item) of the rows, in (value, file, position) order, within `width` of `value` by a
+        bisection, then within `tolerance` + the figure's own + `slack`."""
+        columns, files = self._values, self.files
+        rows = range(len(in_file))
+
+        def value_of(k: int) -> float:
+            return columns[in_file[k]][items[k]]
+
+        found = []
+        # the rows' values are read from the files' own columns: a bisection reads about 2 log2(n) of them,
+        # where a column of the values beside the rows held 8 bytes more a figure
+        for k in range(bisect_left(rows, value - width, key=value_of), bisect_right(rows, value + width, key=value_of)):
+            f, i = in_file[k], items[k]
+            fi = files[f]
+            found_value = columns[f][i]
+            if abs(found_value - value) <= tolerance + fi.forms[fi.codes[i]][4] + slack:
+                found.append((found_value, f, i))
+        return found
 
     def _reach(self, value: float, tolerance: float) -> None:
         """Parse the deferred lines that can hold a figure within `tolerance` (and its own) of `value`: a number
@@ -788,28 +817,39 @@ class SourceIndex:
             files = self.files
             for scale in quantities.PLAIN_SCALES:
                 centre = v / scale
-                for decimals, (values, in_file, lines) in enumerate(self._runs):
+                for decimals, (fence, rows, in_file, places, number) in enumerate(self._runs):
                     half = reach / scale + 0.5 * 10.0 ** -decimals
-                    for j in range(bisect_left(values, centre - half), bisect_right(values, centre + half)):
+                    for j in range(_fenced(fence, rows, number, centre - half, False),
+                                   _fenced(fence, rows, number, centre + half, True)):
                         fi = files[in_file[j]]
-                        if not fi._done[lines[j]]:
-                            fi.materialize(lines[j])
+                        k = fi.run_lines[places[j]]
+                        if not fi._done[k]:
+                            fi.materialize(k)
         if self._seen_late != FileIndex.parsed_late:
             self._take_late()
 
     def _take_late(self) -> None:
         """Put the figures the files parsed late, since the last call, into `_late`."""
         self._seen_late = FileIndex.parsed_late
-        for f, fi in enumerate(self.files):
+        files = self.files
+        for f, fi in enumerate(files):
             n = len(fi.starts)
             for i in range(self._taken[f], n):
                 tolerance = fi.forms[fi.codes[i]][4]
                 magnitude = -400 if tolerance <= 0 else floor(log10(tolerance))
-                values, rows = self._late.setdefault(magnitude, ([], []))
-                row = (fi.values[i], f, fi.position(i), i)
-                at = bisect_right(rows, row)
-                values.insert(at, row[0])
-                rows.insert(at, row)
+                late = self._late.get(magnitude)
+                if late is None:
+                    late = self._late[magnitude] = (array("I"), array("I"))
+                in_file, items = late
+
+                def row(k: int, in_file: array[int] = in_file, items: array[int] = items
+                        ) -> tuple[float, int, tuple[int, int], int]:
+                    g, j = in_file[k], items[k]
+                    return files[g].values[j], g, files[g].position(j), j
+
+                at = bisect_right(range(len(in_file)), (fi.values[i], f, fi.position(i), i), key=row)
+                in_file.insert(at, f)
+                items.insert(at, i)
             self._taken[f] = n
 
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
