@@ -295,3 +295,21 @@ LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
     "operations": {"continuing": (r"continuing",), "discontinued": (r"discontinued",)},
     "origin": {"domestic": (r"domestic",), "foreign": (r"foreign(?!\s+(?:currency|exchange))", r"international")},
 }
+
+# The span of a maturity bucket, in months from the report's date, that a label or claim names: 'less than 1 year'
+# and 'within twelve months' are 0-12, '1-3 years' and 'between one and three years' 12-36, 'more than 5 years' and
+# 'after five years' 60 onwards. Each bucket is a side of the 'maturity' axis of its own, so a figure of one bucket is
+# no evidence for a claim of another (the 'within' and 'after' sides above stay: 'thereafter' names no span).
+_SPAN_NUMBER = r"(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+MATURITY_SPANS: tuple[tuple[str, str], ...] = (
+    ("range", r"(?:between\s+|from\s+)?" + _SPAN_NUMBER + r"\s*(?:-|\u2013|\u2014|to|and|through)\s*" + _SPAN_NUMBER
+     + r"[-\s]+(years?|months)"),
+    ("within", r"(?:within|less\s+than|up\s+to|under|(?:not|no)\s+later\s+than)\s+(?:the\s+next\s+)?"
+     + _SPAN_NUMBER + r"[-\s]+(years?|months)"),
+    ("within", _SPAN_NUMBER + r"[-\s]+(years?|months)\s+or\s+(?:less|below|under|fewer)"),
+    ("after", r"(?:after|over|beyond|more\s+than|later\s+than|exceeding|greater\s+than)\s+(?:more\s+than\s+)?"
+     + _SPAN_NUMBER + r"[-\s]+(years?|months)"),
+    ("after", _SPAN_NUMBER + r"[-\s]+(years?|months)\s+or\s+(?:more|longer|over|above)"),
+)
+SPAN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+              "ten": 10, "twelve": 12}

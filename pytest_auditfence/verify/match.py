@@ -326,7 +326,33 @@ def label_sides(text: str) -> frozenset[tuple[str, str]]:
     """The (axis, side) pairs of vocabulary.LABEL_AXES that a text names ('Due after more than one year' names
     ('maturity', 'after'); 'Diluted' names ('shares', 'diluted'))."""
     low = text.lower()
-    return frozenset((axis, side) for axis, side, pattern in _LABEL_AXES if pattern.search(low))
+    return frozenset((axis, side) for axis, side, pattern in _LABEL_AXES if pattern.search(low)) | maturity_spans(low)
+
+
+_MATURITY_SPANS = [(kind, re.compile(r"\b" + pattern + r"\b")) for kind, pattern in vocabulary.MATURITY_SPANS]
+
+
+def _months(number: str, unit: str) -> int:
+    n = vocabulary.SPAN_WORDS.get(number) or int(number)
+    return n if unit.startswith("month") else 12 * n
+
+
+def maturity_spans(low: str) -> frozenset[tuple[str, str]]:
+    """The maturity buckets a lower-case text names, as sides of the 'maturity' axis in months ('1-3 years' is
+    ('maturity', '12-36'), 'less than 1 year' ('maturity', '0-12'), 'more than 5 years' ('maturity', '60-')): a
+    bucket between two spans names neither 'within' nor 'after', yet is no other bucket either."""
+    spans = set()
+    for kind, pattern in _MATURITY_SPANS:
+        for m in pattern.finditer(low):
+            if kind == "range":
+                lo, hi = _months(m.group(1), m.group(3)), _months(m.group(2), m.group(3))
+                if lo < hi:
+                    spans.add(f"{lo}-{hi}")
+            elif kind == "within":
+                spans.add(f"0-{_months(m.group(1), m.group(2))}")
+            else:
+                spans.add(f"{_months(m.group(1), m.group(2))}-")
+    return frozenset(("maturity", span) for span in spans)
 
 
 def sides_apart(claimed: frozenset[tuple[str, str]], labelled: frozenset[tuple[str, str]]) -> bool:
@@ -335,13 +361,35 @@ def sides_apart(claimed: frozenset[tuple[str, str]], labelled: frozenset[tuple[s
     common, sets nothing apart: the one line item split in two is the claim's only when it is the claim's side."""
     if not claimed or not labelled:
         return False
+    if _spans_overlap(claimed, labelled):
+        return False  # '1-3 years' is a part of 'after more than one year' (a sum of buckets), not another bucket
     axes = {axis for axis, _ in claimed} & {axis for axis, _ in labelled}
     return any(not {s for a, s in claimed if a == axis} & {s for a, s in labelled if a == axis} for axis in axes)
+
+
+def _span(side: str) -> tuple[int, float] | None:
+    lo, dash, hi = side.partition("-")
+    return (int(lo), float(hi) if hi else float("inf")) if dash and lo.isdigit() else None
+
+
+def _spans_overlap(claimed: frozenset[tuple[str, str]], labelled: frozenset[tuple[str, str]]) -> bool:
+    """Do a maturity bucket the claim names and one the label names overlap ('after more than one year' and
+    '1-3 years')? Buckets apart ('less than 1 year' and '1-3 years') share no month."""
+    spans = [[s for a, side in sides if a == "maturity" and (s := _span(side))] for sides in (claimed, labelled)]
+    return any(a[0] < b[1] and b[0] < a[1] for a in spans[0] for b in spans[1])
 
 
 def cell_sides(label: CellLabel) -> frozenset[tuple[str, str]]:
     """The sides of label axes a cell's row label, section row and column headers name."""
     return label_sides(f"{label.row} | {label.section} | {label.column_text}")
+
+
+def bucket_outside(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is the cell outside the maturity bucket the claim names? A cell of a 'Total' column naming no bucket sums
+    them all ('$4,512 thousand' is no figure due 'in less than 1 year')."""
+    if not any(axis == "maturity" for axis, _ in subject.sides):
+        return False
+    return not any(axis == "maturity" for axis, _ in cell_sides(label)) and bool(_TOTAL.search(label.column_text))
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -579,7 +627,10 @@ def conflicting_cell(
         return None
     period = next(iter(subject.periods), None)
     # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
-    own = replace(subject, keys=frozenset(subject_stem(w) for w in subject_words(claim, q)))
+    own_bucket = {side for side in subject.sides if side[0] == "maturity"}
+    # (past the figure of the bucket's span: '1 year' of 'due in less than 1 year were $2.05 million')
+    words = content_words(" ".join(clause_parts(claim, q, past_figures=True))) if own_bucket else subject_words(claim, q)
+    own = replace(subject, keys=frozenset(subject_stem(w) for w in words))
     row_words: set[str] = set()
     best: list[tuple[int, Observed, CellLabel]] = []
     for o in subject_cells(claim, index, subject, limit=200):
@@ -588,11 +639,17 @@ def conflicting_cell(
             continue
         if period is not None and label.periods != {period}:
             continue
+        if own_bucket and not own_bucket <= cell_sides(label):
+            continue  # the cell of the claim's own maturity bucket, not the next bucket's nor the total
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
             continue
         row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
         best.append((len(row_stems(label)), o, label))
-    if not best or any(w.lower() not in row_words for w in COMPUTED.findall(claim.claim)):
+    # ('less than' and 'between' of the claim's maturity bucket compute nothing)
+    stated = claim.claim.lower()
+    for _, pattern in _MATURITY_SPANS if own_bucket else ():
+        stated = pattern.sub(" ", stated)
+    if not best or any(w.lower() not in row_words for w in COMPUTED.findall(stated)):
         return None
     top = max(score for score, _, _ in best)
     winners = [(o, label) for score, o, label in best if score == top]
@@ -881,7 +938,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
-            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
+            if cell_backs(subject, label) and not bucket_outside(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):

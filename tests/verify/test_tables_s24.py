@@ -96,8 +96,7 @@ def test_maturity_buckets_as_column_names_head_their_columns(audit, form: str) -
             ("The total contractual obligations due in less than 1 year were $3,420 thousand.", "$3,420 thousand"),
             ("The purchase obligations due in less than 1 year as a percentage of the total contractual obligations "
              "due in less than 1 year was 70.18%.", "70.18%")],
-           # (a bucket claimed of another bucket's column, '$2.05 million due in less than 1 year', still passes in every
-           # form: the 'maturity' label axis reads '1-3 years' as neither side; left to the trust branch)
+           # (a bucket claimed of another bucket's column: test_maturity_buckets_s24.py)
            [("The total contractual obligations due in less than 1 year were $3,240 thousand.", "$3,240 thousand"),  # invented
             ("The operating lease obligations due in 1-3 years were $2.05 billion.", "$2.05 billion"),  # scale
             ("The purchase obligations due in 1-3 years were $2.05 million.", "$2.05 million")])  # the wrong row
