@@ -384,14 +384,6 @@ def cell_sides(label: CellLabel) -> frozenset[tuple[str, str]]:
     return label_sides(f"{label.row} | {label.section} | {label.column_text}")
 
 
-def bucket_outside(subject: ClaimSubject, label: CellLabel) -> bool:
-    """Is the cell outside the maturity bucket the claim names? A cell of a 'Total' column naming no bucket sums
-    them all ('$4,512 thousand' is no figure due 'in less than 1 year')."""
-    if not any(axis == "maturity" for axis, _ in subject.sides):
-        return False
-    return not any(axis == "maturity" for axis, _ in cell_sides(label)) and bool(_TOTAL.search(label.column_text))
-
-
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
     """Does the cell belong to another period than every one the claim names?"""
     return bool(subject.periods and label.periods and not subject.periods & label.periods)
@@ -938,7 +930,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
-            if cell_backs(subject, label) and not bucket_outside(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
+            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):
