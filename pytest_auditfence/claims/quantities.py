@@ -200,12 +200,7 @@ _UNIT_WORD = re.compile(
 )
 _EMPHASIS = re.compile(r"[*_]{1,3}")
 _FRACTION = re.compile(r"/(?P<den>\d{1,3})(?![\d/])")
-_UNIT_NUMBER_WORDS = {
-    w: i for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
-        " seventeen eighteen nineteen".split()
-    )
-}
+_UNIT_NUMBER_WORDS = vocabulary.NUMBER_WORDS
 _TEN_WORDS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i >= 2}
 # matched on the lower-cased text (same offsets) except where lowering changes the length
 _NUMBER_WORDS = re.compile(

@@ -296,6 +296,15 @@ LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
     "origin": {"domestic": (r"domestic",), "foreign": (r"foreign(?!\s+(?:currency|exchange))", r"international")},
 }
 
+# The numbers below twenty written as words ('five stores', 'within twelve months'): the quantity parser's and the
+# maturity buckets' one table
+NUMBER_WORDS: dict[str, int] = {
+    w: i for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+        " seventeen eighteen nineteen".split()
+    )
+}
+
 # The span of a maturity bucket, in months from the report's date, that a label or claim names: 'less than 1 year'
 # and 'within twelve months' are 0-12, '1-3 years' and 'between one and three years' 12-36, 'more than 5 years' and
 # 'after five years' 60 onwards. Each bucket is a side of the 'maturity' axis of its own, so a figure of one bucket is
@@ -311,5 +320,3 @@ MATURITY_SPANS: tuple[tuple[str, str], ...] = (
      + _SPAN_NUMBER + r"[-\s]+(years?|months)"),
     ("after", _SPAN_NUMBER + r"[-\s]+(years?|months)\s+or\s+(?:more|longer|over|above)"),
 )
-SPAN_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-              "ten": 10, "twelve": 12}

@@ -333,7 +333,7 @@ _MATURITY_SPANS = [(kind, re.compile(r"\b" + pattern + r"\b")) for kind, pattern
 
 
 def _months(number: str, unit: str) -> int:
-    n = vocabulary.SPAN_WORDS.get(number) or int(number)
+    n = vocabulary.NUMBER_WORDS.get(number) or int(number)
     return n if unit.startswith("month") else 12 * n
 
 
