@@ -12,14 +12,14 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, label_sides, sides_apart,
     find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import TOTAL_ROW, CellLabel, Period, format_period, words_besides_periods
+from pytest_auditfence.verify.tables import TOTAL_ROW, CellLabel, Period, format_period, periods_in, words_besides_periods
 
 
 # Derivations search pairs among at most this many candidate numbers: more makes chance matches likely.
@@ -707,6 +707,11 @@ def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subj
     for members in _column_groups(claim, index, subject):
         totals = [o for o in members if TOTAL_ROW.match(index.label(o).row)]
         items = [o for o in members if o not in totals]
+        # in a roll-forward ('Balances at December 31, 2018' over 'Goodwill acquired', 'Currency translation
+        # adjustments'), a row dated by its own label is a balance, no item of a breakdown with the movements
+        dated = [o for o in items if periods_in(index.label(o).row)]
+        if dated and len(dated) < len(items):
+            items = [o for o in items if o not in dated]
         if not 2 <= len(items) <= MAX_GROUP or len(totals) > 1:
             continue
         found = _aggregate(q, items, index, ops, slack, minimum_sum=2)
@@ -1197,9 +1202,11 @@ def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
     """Does a table row of the sources carry the figure's subject (every stem of its label in the clause; for a row
-    'Total' alone, every stem of its column's header)?"""
+    'Total' alone, every stem of its column's header)? The clause's every word, not the first eight `subject_words`
+    keeps for proximity: a long row label ('Accounted for at cost, adjusted for observable price changes') is named
+    by its last words too, else its figure is derived from a chance pair of other rows' cells."""
     subject = claim_subject(claim)
-    own = frozenset(subject_stem(w) for w in subject_words(claim, q))
+    own = frozenset(subject_stem(w) for w in [*content_words(" ".join(clause_parts(claim, q))), *subject_words(claim, q)])
     return any(
         (label := index.label(o)) is not None
         and ({subject_stem(w) for w in content_words(label.row)}

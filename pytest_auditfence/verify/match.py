@@ -525,7 +525,13 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
-        if _shared(subject, other) > shared:
+        theirs = _shared(subject, other)
+        if theirs > shared:
+            return True
+        # two rows under one section row ('Interest income' and 'Interest expense' under 'Other income (expense)')
+        # share its words alike: the tie is broken by the words of their own labels
+        if theirs == shared and (other.section, other.caption) == (label.section, label.caption) and label.section \
+                and _shared(subject, replace(other, section="")) > _shared(subject, replace(label, section="")):
             return True
     return False
 
