@@ -947,6 +947,7 @@ def _two_step(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSub
     return (_mean_change(q, index, own, rows, named, ops, slack)
             or _means_difference(claim, q, index, own, rows, named, ops, slack)
             or _share_of_sum(q, index, own, rows, named, by_column, ops, slack)
+            or _change_of_sum(q, index, own, named, ops, slack)
             or next((found for row in sorted(named, key=str) if (found := _aggregate(
                 q, _named_columns(index, own, rows[row])[0], index, ops, slack, minimum_sum=2)) is not None), None))
 
@@ -1039,6 +1040,40 @@ def _share_of_sum(q: Quantity, index: SourceIndex, own: ClaimSubject, rows: dict
         if abs(sum(v.value for v in values) / base.value * times - q.value) <= slack:
             scaled = " × 100" if times != 1.0 else ""
             return f"({' + '.join(shown(v) for v in values)}) / {shown(base)}{scaled} = {q.text}", parts + [whole]
+    return None
+
+
+def _change_of_sum(q: Quantity, index: SourceIndex, own: ClaimSubject, named: list[tuple], ops: frozenset[str],
+                   slack: float) -> tuple[str, list[Observed]] | None:
+    """The change (or percentage change) between the claim's two periods of the sum of the rows it names ('the
+    percentage change in total net sales of International and Foodservice from fiscal 2018 to 2019': ((793.4 +
+    934.2) - (843.5 + 1,054.8)) / (843.5 + 1,054.8)): two or more parts, each a row the claim names with one series
+    of amounts holding both periods; a 'Total' row the claim names for its word 'total' is no part."""
+    if not ops & {"change", "difference"} or len(own.periods) != 2:
+        return None
+    parts = [row for row in sorted(named, key=str) if not TOTAL_ROW.match(row[1])]
+    if not 2 <= len(parts) <= MAX_GROUP or len({row[0] for row in parts}) != 1:
+        return None
+    early, late = sorted(own.periods)
+    pairs = []
+    for row in parts:
+        series = [s for s in _by_period(_row_cells(index, row), index) if early in s and late in s
+                  and index.quantity(s[early]).kind != "percent" and index.quantity(s[late]).kind != "percent"]
+        if len(series) != 1:
+            return None
+        pairs.append((series[0][early], series[0][late]))
+    before, after = [index.quantity(e) for e, _ in pairs], [index.quantity(la) for _, la in pairs]
+    if not all(same_family(before[0], v) for v in before + after):
+        return None
+    was, now = sum(v.value for v in before), sum(v.value for v in after)
+    was_text, now_text = (f"({' + '.join(shown(v) for v in values)})" for values in (before, after))
+    operands = [la for _, la in pairs] + [e for e, _ in pairs]
+    if q.kind == "percent" and "change" in ops and was != 0 and quantities.percent_dimension(q) != "points":
+        # a relative change is a percentage, never a move in percentage points
+        if abs((now - was) / abs(was) * 100.0 - q.value) <= slack:
+            return f"({now_text} - {was_text}) / {was_text} × 100 = {q.text}", operands
+    elif same_family(q, before[0]) and abs(now - was - q.value) <= slack:
+        return f"{now_text} - {was_text} = {q.text}", operands
     return None
 
 

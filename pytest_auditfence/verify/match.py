@@ -933,8 +933,15 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     per_counted = amount_per_counted(claim, q)
     tabled: bool | None = None  # does a table row carry the claim's subject (asked once, when needed)
     kept = []
+    listed = respective_rows(claim, q, subject, index)
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
+        if label is not None and listed and (position[m.source], label.row, label.section) in listed[1]:
+            # a figure of a 'respectively' list of rows is its own row's, whichever row the claim names better
+            if (position[m.source], label.row, label.section) == listed[0] and cell_backs(subject, label) \
+                    and not aggregated(claim, q, label):
+                kept.append(m)
+            continue
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
             if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
@@ -1336,6 +1343,35 @@ def respective_period(text: str, start: int, end: int) -> frozenset[Period]:
     if len(years) < 2 or len(figures) != len(years) or start not in figures:
         return frozenset()
     return frozenset({(years[figures.index(start)][1], "")})
+
+
+def respective_rows(claim: ClaimRecord, q: Quantity, subject: ClaimSubject, index: SourceIndex
+                    ) -> tuple[tuple[int, str, str], frozenset[tuple[int, str, str]]] | None:
+    """The row of a figure in a 'respectively' list that pairs as many rows as figures, in order ('the rates for
+    Japanese Yen and South Korean Won ... were 110.43 and 1,100.50, respectively': 110.43 is the Japanese Yen row's),
+    with every row of the list; None when the claim pairs no rows so. The rows are those of one table the claim
+    names in full (see `row_named`) with a cell in its periods, none a part of another's name, in the order the
+    claim names them."""
+    if not RESPECTIVELY.search(claim.claim):
+        return None
+    figures = sorted(o.start for o in claim.quantities)
+    if len(figures) < 2 or q.start not in figures or respective_period(claim.claim, q.start - claim.start,
+                                                                       q.end - claim.start):
+        return None
+    rows: dict[tuple[int, str, str], set[str]] = {}
+    for o in subject_cells(claim, index, subject, limit=200):
+        label = index.label(o)
+        if label is not None and row_named(subject, label):
+            rows.setdefault((o.file, label.row, label.section), row_stems(label))
+    rows = {k: v for k, v in rows.items() if not any(v < w for w in rows.values())}
+    if len({f for f, _, _ in rows}) != 1 or len(rows) != len(figures):
+        return None
+    words = [(m.start(), subject_stem(m.group().lower())) for m in re.finditer(r"[A-Za-z][A-Za-z'-]*", claim.claim)]
+    first = {k: min((at for at, w in words if w in stems), default=-1) for k, stems in rows.items()}
+    if -1 in first.values() or len(set(first.values())) != len(first) or max(first.values()) > figures[0] - claim.start:
+        return None
+    order = sorted(rows, key=first.__getitem__)
+    return order[figures.index(q.start)], frozenset(order)
 
 
 def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:

@@ -502,6 +502,15 @@ def _spanned(texts: list[str], index: int) -> str:
     return texts[filled[0] + (index - filled[0]) // stride * stride]
 
 
+def _spans_apart(spanning: str, under: list[tuple[str, str]]) -> bool:
+    """Does a header row below a lone spanning cell of words tell a column apart from the cell's own: a period over
+    the column (`under`: each lower row's cell over it, and its cell under the spanning one) where the spanning cell
+    stands over words? ('Percent Change' over 'Actual | Constant' does not head the '2018' column to their right,
+    whose figures are amounts, not percentages; 'Years Ended December 31,' says only when, and heads them all.)"""
+    return bool(words_besides_periods(spanning)) and any(
+        here and there and _is_period(here) and not _is_period(there) for here, there in under)
+
+
 def _lone_period_cell(texts: list[str]) -> str:
     """A header row whose one filled cell beyond the row-label column is a period ('' | '' | '2019'): the table's
     one period, dating every column below it wherever it stands ('' when the row holds anything else)."""
@@ -656,15 +665,18 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                        width: int = 0) -> tuple[tuple[str, ...], str]:
         """The header cells over a figure, top down, and their footnote marks (`column_mark`)."""
         found, marked = [], []
-        for row in headers:
+        for r, row in enumerate(headers):
             texts = [t for _, _, t in row]
             at: int | None = None
             if grid.right_aligned:
                 label_less = texts[1:] if len(texts) > 1 and not _is_period(texts[0]) else texts
                 j = len(label_less) - 1 - (index_from_right or 0)
                 cell = label_less[j] if 0 <= j < len(label_less) else ""
-                if not cell and len(label_less) == 1:
-                    cell = label_less[0]
+                if len(label_less) == 1:
+                    # one header cell on the line heads every column, but those a lower line tells apart from it
+                    lone = next(c for c in row if c[2] == label_less[0])
+                    under = [(_over(text, lower, span), _over(text, lower, lone[:2])) for lower in headers[r + 1:]]
+                    cell = "" if _spans_apart(lone[2], under) else label_less[0]
                 elif len(label_less) > 1:
                     # page text: the header cell standing over the figure, by position on the line; counted from
                     # the right only when no cell stands over any and the header has one cell per column
@@ -683,7 +695,11 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                     # a header spanning columns ('Years Ended December 31,' over '2019 | 2018'): the nearest
                     # filled cell to the left, unless that is the row-label column
                     left = [t for t in texts[1:index] if t]
-                    cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 else _spanned(texts, index)
+                    origin = next((k for k in range(index - 1, 0, -1) if texts[k]), 0)
+                    under = [(lower[index][2] if index < len(lower) else "", lower[origin][2] if origin < len(lower) else "")
+                             for lower in headers[r + 1:]]
+                    cell = left[-1] if left and sum(1 for t in texts[1:] if t) == 1 \
+                        and not _spans_apart(left[-1], under) else _spanned(texts, index)
                     cell = cell or _lone_period_cell(texts)
             if cell and not _is_empty(cell):
                 found.append(cell)
