@@ -110,10 +110,13 @@ def quantities_of(text: str, *, evidence: bool = False) -> list[Quantity]:
 
 @lru_cache(maxsize=2048)
 def _parse_for_gate(text: str, evidence: bool) -> tuple[Quantity, ...]:
-    from pytest_auditfence.claims.quantities import parse_quantities
+    from pytest_auditfence.claims.quantities import holds_number_word, parse_quantities, spelled_counts
 
     try:
-        return tuple(parse_quantities(text, years=not evidence, words=evidence))
+        found = parse_quantities(text, years=not evidence, words=evidence)
+        if evidence and holds_number_word(text):
+            found += spelled_counts(text)  # 'open five new stores' holds a claimed '5 stores'
+        return tuple(found)
     except Exception:  # noqa: BLE001 - the gate must decide on any text; the fuzz tests hunt parser bugs
         return ()
 

@@ -16,6 +16,7 @@ from pytest_auditfence.claims.quantities import (
     detect_scale_context,
     formula_constants,
     parse_quantities,
+    spelled_figures,
     split_table_row,
 )
 from pytest_auditfence.models import ClaimKind, ClaimRecord, Quantity, Quote, Reference
@@ -286,6 +287,9 @@ class _Builder:
         text = doc[start:end]
         if quantities is None:
             quantities = parse_quantities(text, offset=start)
+            spelled = spelled_figures(text, offset=start)
+            if spelled:  # 'acquire five stores', 'up twenty percent': a figure the report states like any other
+                quantities = sorted([*quantities, *spelled], key=lambda q: q.start)
         constants = set(formula_constants(doc, quantities))
         if constants:  # the 100 of '... x 100' is arithmetic, not a figure to find in a source
             quantities = [q for i, q in enumerate(quantities) if i not in constants]

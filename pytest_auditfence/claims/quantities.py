@@ -1403,6 +1403,82 @@ def parse_prose_line(text: str, start: int, end: int) -> list[Quantity]:
     return _parse_wrapped(text, text[start:end], start, end)
 
 
+def holds_number_word(text: str) -> bool:
+    """Does `text` hold a number written as a word ('five', 'twenty', 'a hundred' aside)?"""
+    return _NUMBER_WORDS.search(text.lower()) is not None
+
+
+_PROSE_NUMBER_WORDS = frozenset({"zero", "one"})
+
+
+def number_word_lines(text: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line of `text` that holds a number from two up written as a word, in order, each once
+    ('one' is prose far more often than a figure: 'one of the', 'no one')."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = text
+    end = -1
+    for m in _NUMBER_WORDS.finditer(lowered):
+        if m.start() < end or m.group() in _PROSE_NUMBER_WORDS:
+            continue
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        yield start, end
+
+
+# a spelled number right before a scale word is an amount ('ten thousand people', 'two dozen stores'), no count
+_SCALED_AFTER = re.compile(r"(?i)[ \t]+(?:hundred|thousand|million|billion|trillion|dozen)s?\b")
+
+
+def spelled_counts(text: str, offset: int = 0) -> list[Quantity]:
+    """Whole numbers from two up written as words right before the plural noun they count ('five stores', 'twelve
+    new branches', 'twenty-five people'), as a bare number; not a part of a compound word ('two-thirds', 'the
+    twenty-first century'), nor 'one' ('one of the', 'one collision center': a figure of speech as often as a count).
+    Numbers with a unit, percent or scale are `parse_quantities(words=True)`'s ('six hours', 'two million')."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        lowered = text  # as `_Parser._spelled`: only lower-case words where lowering changes the length
+    out: list[Quantity] = []
+    for m in _NUMBER_WORDS.finditer(lowered):
+        start, end = m.span()
+        if start and text[start - 1] in "-\u2010" or text[end:end + 1] in ("-", "\u2010"):
+            continue
+        value = _word_value(m.group(0))
+        if value is None or value < 2 or _SCALED_AFTER.match(text, end):
+            continue
+        if vocabulary.COUNTED_NOUN.match(text, end) is None:
+            continue
+        out.append(Quantity.model_construct(
+            text=text[start:end], start=start + offset, end=end + offset, value=value, kind="number", unit=None,
+            scale=1.0, tolerance=0.5, negative=False,
+        ))
+    return out
+
+
+# the dimensions of a spelled figure a claim states ('twenty percent', 'two million dollars'); a spelled duration or
+# length is left out ('the nine months ended', 'less than one year' name a period, not a figure to find)
+_SPELLED_CLAIM_KINDS = frozenset({"percent", "currency", "number"})
+
+
+def spelled_figures(text: str, offset: int = 0) -> list[Quantity]:
+    """The figures of `text` written as words: counts before their noun (`spelled_counts`) and spelled numbers with
+    a percent, currency or scale ('twenty percent', 'two million'), in order, apart from what `parse_quantities`
+    reads from digits (a spelled end of a range with a digit end is left to the digits)."""
+    if not holds_number_word(text):
+        return []
+    digits = [(q.start, q.end) for q in parse_quantities(text, offset=offset)]
+    found = [q for q in parse_quantities(text, offset=offset, words=True)
+             if q.text[:1].isalpha() and q.kind in _SPELLED_CLAIM_KINDS]
+    found += spelled_counts(text, offset)
+    out: list[Quantity] = []
+    for q in sorted(found, key=lambda x: x.start):
+        if any(a < q.end and q.start < b for a, b in digits) or out and out[-1].end > q.start:
+            continue
+        out.append(q)
+    return out
+
+
 # The scales a plain line's figures can carry (`_SCALE_WORDS`), and 1
 PLAIN_SCALES: tuple[float, ...] = tuple(sorted({1.0, *vocabulary.SCALES.values()}))
 _DIGIT_RUN = re.compile(r"\d+")

@@ -6,6 +6,8 @@ A new unit, scale word or line-item synonym is a row here; no other module lists
 
 from __future__ import annotations
 
+import re
+
 # -- currencies --------------------------------------------------------------------------------------------
 
 CURRENCY_SYMBOLS: dict[str, str] = {
@@ -319,4 +321,16 @@ MATURITY_SPANS: tuple[tuple[str, str], ...] = (
     ("after", r"(?:after|over|beyond|more\s+than|later\s+than|exceeding|greater\s+than)\s+(?:more\s+than\s+)?"
      + _SPAN_NUMBER + r"[-\s]+(years?|months)"),
     ("after", _SPAN_NUMBER + r"[-\s]+(years?|months)\s+or\s+(?:more|longer|over|above)"),
+)
+
+
+# A whole number followed by the plural noun it counts, with at most two words between ('12 stores', '5 operating
+# segments', '7 new countries', '830 people'); time words are durations and 'times' a multiple, never a count.
+COUNTED_NOUN = re.compile(
+    r"[ \u00a0]+(?:(?!(?:and|or|of|the|to|in|at|on|for|from|by|with|than|per|its|their|each)\b)[A-Za-z][a-z-]*[ \u00a0]+){0,2}?"
+    r"(?!(?:times|years|months|weeks|days|hours|minutes|seconds|quarters|decades|percent|points|basis|is|was|has|as|its|this|thus|less|plus"
+    # measures, not counted things: '2 cups', '9 cubic yards', '4 bits', '80 degrees'
+    r"|cups|tablespoons|teaspoons|ounces|pounds|grams|kilograms|yards|feet|inches|miles|liters|litres|gallons|quarts"
+    r"|pints|degrees|bits|bytes|cloves|slices|pieces|servings|doses)\b)"
+    r"(?:[a-z][a-z-]{2,}s|people|staff|personnel|children|men|women)\b"
 )

@@ -13,7 +13,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
-    column_keys, label_sides, sides_apart,
+    column_keys, figure_keys, label_sides, sides_apart,
     find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -1241,7 +1241,7 @@ def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> boo
     keeps for proximity: a long row label ('Accounted for at cost, adjusted for observable price changes') is named
     by its last words too, else its figure is derived from a chance pair of other rows' cells."""
     subject = claim_subject(claim)
-    own = frozenset(subject_stem(w) for w in [*content_words(" ".join(clause_parts(claim, q))), *subject_words(claim, q)])
+    own = frozenset(subject_stem(w) for w in content_words(" ".join(clause_parts(claim, q)))) | figure_keys(claim, q)
     return any(
         (label := index.label(o)) is not None
         and ({subject_stem(w) for w in content_words(label.row)}

@@ -12,7 +12,9 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
-from pytest_auditfence.verify.normalise import DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING
+from pytest_auditfence.verify.normalise import (
+    DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
+)
 from pytest_auditfence.verify.tables import CellLabel, Period, dated_ranges, periods_in, within_year, words_besides_periods
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -415,6 +417,18 @@ def _undated(text: str) -> str:
     return " ".join(sorted(words_besides_periods(text)))
 
 
+# the stem a count with its noun adds to the words that name its row: '6 countries' names 'Number of countries'
+NUMBER_KEY = subject_stem("number")
+
+
+def figure_keys(claim: ClaimRecord, q: Quantity) -> frozenset[str]:
+    """The stems that say what the figure is (`subject_words`), and 'number' for a count of the noun after it."""
+    keys = {subject_stem(w) for w in subject_words(claim, q)}
+    if counts_a_noun(claim.claim, q, claim.start):
+        keys.add(NUMBER_KEY)
+    return frozenset(keys)
+
+
 def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
     """Content words of the clause around a quantity: from the previous quantity (or the claim's start,
     for table rows always the row label) up to the quantity, then the words right after it."""
@@ -627,8 +641,11 @@ def conflicting_cell(
     # the row must be named by the figure's own clause ('capex hit $9.9 billion' is not about net income)
     own_bucket = {side for side in subject.sides if side[0] == "maturity"}
     # (past the figure of the bucket's span: '1 year' of 'due in less than 1 year were $2.05 million')
-    words = content_words(" ".join(clause_parts(claim, q, past_figures=True))) if own_bucket else subject_words(claim, q)
-    own = replace(subject, keys=frozenset(subject_stem(w) for w in words))
+    if own_bucket:
+        words = content_words(" ".join(clause_parts(claim, q, past_figures=True)))
+        own = replace(subject, keys=frozenset(subject_stem(w) for w in words))
+    else:
+        own = replace(subject, keys=figure_keys(claim, q))
     row_words: set[str] = set()
     best: list[tuple[int, Observed, CellLabel]] = []
     for o in subject_cells(claim, index, subject, limit=200):
@@ -987,6 +1004,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
                     and count_apart(figure, loaded, m.offset, end):
                 continue  # 'acquire 12 stores' by 'open five new stores this year and 12 new stores in 2022'
+            if window is not None and other_noun_counted(claim, q, loaded, m.offset, end):
+                continue  # 'acquire 130 stores' by 'targeting over 130 total locations'
             if window is not None and figure.metrics and range_apart(claim.claim, q.start - claim.start, q.end - claim.start,
                                                                       loaded.text, m.offset, end):
                 continue  # '10.2% to 6.6%' by '10.2% to 13.5%': one end of a range is evidence only with its other end
@@ -1248,6 +1267,26 @@ def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) ->
         sentence = loaded.text[_sentence_start(loaded.text, start):start]
         theirs |= subject_keys(sentence) - _NOT_A_SUBJECT - _MONTH_STEMS - {own.counted}
     return bool(theirs) and not event & theirs
+
+
+def counted_noun(text: str, end: int) -> str | None:
+    """The stem of the plural noun a whole number ending at `end` counts ('12 new stores': 'store'), or None."""
+    m = vocabulary.COUNTED_NOUN.match(text, end)
+    return subject_stem(m.group().split()[-1].lower()) if m else None
+
+
+def other_noun_counted(claim: ClaimRecord, q: Quantity, loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the source figure a count of another noun than the claimed count's, one its clause does not name ('acquire
+    130 stores' by 'targeting over 130 total locations')? Only a source number right before its noun counts
+    (`COUNTED_NOUN`), not one after a colon or in a range ('Romans 12:17', 'ages 19-30', '2-3 digit numbers')."""
+    if not counts_a_noun(claim.claim, q, claim.start):
+        return False
+    claimed = counted_noun(claim.claim, q.end - claim.start)
+    text = loaded.text
+    if claimed is None or text[start - 1:start] in (":", "-", "\u2013") or text[end:end + 1] in (":", "-", "\u2013"):
+        return False
+    stated = counted_noun(text, end)
+    return stated is not None and stated != claimed and claimed not in subject_keys(source_clause(loaded, start, end))
 
 
 # a count right after another count's noun and a preposition ('12 stores in 5 countries'): the group is that noun
@@ -1605,11 +1644,22 @@ def _range_partners(text: str, start: int, end: int) -> set[str]:
     return found
 
 
+def spelled_in_sources(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+    """Where a claimed figure stands written as words about its subject ('5 new stores' by 'open five new stores';
+    'five stores' by 'five stores'): asked only when no figure the index reads matched (`SourceIndex.spelled_near`)."""
+    matches = [
+        _match_at(index, f, o.start, o.end, q.text, "exact" if o.text == q.text else "normalised")
+        for f, o in index.spelled_near(q.value, q.tolerance) if quantities.quantities_match(q, o)
+    ]
+    return about_subject(claim, q, matches, index)
+
+
 def locate(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
     """Where a claimed figure stands in the sources about its subject, its unit written or implied; a
     figure the claim calls a loss or a fall ('a loss of $1.23 billion') also as the negative number a
     source records ('net_income: -1230000000')."""
-    found = about_subject(claim, q, find_atom(q, index), index) or unwritten_unit(claim, q, index)
+    found = about_subject(claim, q, find_atom(q, index), index) or unwritten_unit(claim, q, index) \
+        or spelled_in_sources(claim, q, index)
     if found or q.value <= 0 or not NEGATIVE_CUE.search(claim.claim[max(0, q.start - claim.start - 40):q.start - claim.start]):
         return found
     negative = q.model_copy(update={"value": -q.value})

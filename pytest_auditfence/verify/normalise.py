@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from pytest_auditfence.claims import vocabulary
 from pytest_auditfence.models import Quantity
 from pytest_auditfence.verify.sources import LITERAL_NUMBER, WEAK_LIMIT
 
@@ -32,16 +33,8 @@ def is_weak(q: Quantity) -> bool:
 _PRECISE_DECIMAL = re.compile(r"\.\d{2,}")
 
 
-# A whole number followed by the plural noun it counts, with at most two words between ('12 stores', '5 operating
-# segments', '7 new countries', '830 people'); time words are durations and 'times' a multiple, never a count.
-_COUNTED_NOUN = re.compile(
-    r"[ \u00a0]+(?:(?!(?:and|or|of|the|to|in|at|on|for|from|by|with|than|per|its|their|each)\b)[A-Za-z][a-z-]*[ \u00a0]+){0,2}?"
-    r"(?!(?:times|years|months|weeks|days|hours|minutes|seconds|quarters|decades|percent|points|basis|is|was|has|as|its|this|thus|less|plus"
-    # measures, not counted things: '2 cups', '9 cubic yards', '4 bits', '80 degrees'
-    r"|cups|tablespoons|teaspoons|ounces|pounds|grams|kilograms|yards|feet|inches|miles|liters|litres|gallons|quarts"
-    r"|pints|degrees|bits|bytes|cloves|slices|pieces|servings|doses)\b)"
-    r"(?:[a-z][a-z-]{2,}s|people|staff|personnel|children|men|women)\b"
-)
+# A whole number followed by the plural noun it counts: one pattern with the claims layer's spelled counts
+_COUNTED_NOUN = vocabulary.COUNTED_NOUN
 
 
 def counts_a_noun(text: str, q: Quantity, offset: int = 0) -> bool:

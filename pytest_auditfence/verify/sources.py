@@ -852,6 +852,17 @@ class SourceIndex:
                 items.insert(at, i)
             self._taken[f] = n
 
+    def spelled_near(self, value: float, tolerance: float) -> list[tuple[int, Quantity]]:
+        """(file, figure) of the figures the sources write as words ('open five new stores', 'twenty percent' on a
+        line without digits) within both tolerances of `value`, in source order. Apart from the index's own figures
+        and built on first use (`_spelled_column`): a lookup asks it only when no figure of the index matched, so
+        the evidence of every figure the index holds is what it was."""
+        column = self.memo.get(_SPELLED)
+        if column is None:
+            column = self.memo[_SPELLED] = _spelled_column(self)
+        slack = 1e-9 * max(1.0, abs(value))
+        return [(f, q) for f, q in column if abs(q.value - value) <= tolerance + q.tolerance + slack]
+
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
         """The `limit` observations on lines holding most of `words`, best first, then in source order (memoised
         for the index's life: the atoms of one claim, and claims of one subject, ask it with the same words)."""
@@ -876,6 +887,25 @@ class SourceIndex:
         # ties in the order of the text (a deferred line's figures are items after the file's others)
         best = heapq.nsmallest(limit, ((-score, f, files[f].position(i)) for (f, i), score in scored.items()))
         return [(-neg, Observed(files[f].values[i], f, i)) for neg, f, (_, i) in best]
+
+
+_SPELLED = "spelled figures"  # the memo key of `SourceIndex.spelled_near`'s column
+
+
+def _spelled_column(index: SourceIndex) -> list[tuple[int, Quantity]]:
+    """The figures written as words of each source, by line: counts before their noun on any line, and on a line
+    without digits (which the index's scanner never reads) the spelled figures with a percent, currency or scale
+    too; a line with digits has those read by the index already."""
+    column: list[tuple[int, Quantity]] = []
+    for f in range(len(index.sources)):
+        text = index.loaded(f).text
+        for start, end in quantities.number_word_lines(text):
+            line = text[start:end]
+            if any(c.isdigit() for c in line):
+                column.extend((f, q) for q in quantities.spelled_counts(line, start))
+            else:
+                column.extend((f, q) for q in quantities.spelled_figures(line, start))
+    return column
 
 
 # Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".

@@ -91,6 +91,20 @@ def _check_quantity(
     return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
 
 
+def _worded(q: Quantity, result: AtomResult, index: SourceIndex) -> bool:
+    """Is the figure written in words, in the claim ('five', 'twenty percent') or in the source it was found in ('5
+    stores' by 'five new stores')? Such a figure is read only where it stands with its noun or unit: one the sources
+    do not state so, or state in another passage than the cited one, is left unchecked, as a small count is."""
+    return not any(c.isdigit() for c in q.text) or any(
+        not any(c.isdigit() for c in index.loaded(f).text[start:end]) for f, start, end in result.spans)
+
+
+# Pronouns name no subject of their own: 'They also agreed to acquire 7 stores' is about what the source's 'we agreed to
+# acquire 11 stores' is about, though no 'they' stands there
+_PRONOUN_STEMS = frozenset(subject_stem(w) for w in (
+    "they", "them", "our", "ours", "your", "yours", "his", "her", "hers", "she", "him", "these", "those", "there"))
+
+
 def _same_subject(index: SourceIndex, o: Observed, claim: ClaimRecord, keys: set[str]) -> bool:
     """Does the prose figure `o` state the claim's own subject in the claim's own period: every stem of the
     figure's clause among the words around it (its line's, on a short structured line), and no other period
@@ -98,6 +112,7 @@ def _same_subject(index: SourceIndex, o: Observed, claim: ClaimRecord, keys: set
     was $77 million, but is another subject: the claim is unsupported, not contradicted."""
     loaded = index.loaded(o.file)
     observed = index.quantity(o)
+    keys = keys - _PRONOUN_STEMS
     if not keys or not keys <= subject_around(loaded, observed.start, observed.end):
         return False
     periods = claim_subject(claim).periods
@@ -219,23 +234,34 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     near: set[tuple[int, int]] = set()
     pending = list(strong)
     # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
+    worded: set[int] = set()  # the results of figures written in words, by id (see `_worded`)
     for q in list(pending):
         matches = about_subject(claim, q, find_atom(q, index), index)
         if matches:
-            results.append(cited_form(claim, q, index, cited, matches, allowed)
-                           or placed_verdict(q.text, matches, cited, index, allowed))
+            result = cited_form(claim, q, index, cited, matches, allowed) or placed_verdict(q.text, matches, cited, index, allowed)
             pending.remove(q)
+            if _worded(q, result, index):
+                if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED):
+                    weak.append(q.text)  # as a small count below: found in another passage than the cited one
+                    continue
+                worded.add(id(result))
+            results.append(result)
     for result in results:
         for f, start, _ in result.spans:
             line = index.loaded(f).line_of(start)
             near.update((f, ln) for ln in range(line - 2, line + 3))
     for q in pending:
         result = _check_quantity(claim, q, index, cited, near)
-        if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and q in placed and q not in table_placed:
+        if _worded(q, result, index):
+            worded.add(id(result))
+        if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and (
+                q in placed and q not in table_placed or id(result) in worded):
             # a count the sources state for no noun of the claim's ('here are 5 ways' over a list of five): the
             # writer counted, which is no figure to look up, so it is not checked, nor is a small count found in
             # another passage than the cited one (by chance, as often as not); a count the sources state
             # otherwise for its subject ('4 operating segments') is `contradicted` above, and flagged
+            # a figure written as words ('twenty percent') is read only where the sources write it in digits or
+            # as words with its noun or unit: one they word otherwise is left unchecked, as a count is
             weak.append(q.text)
             continue
         results.append(result)
@@ -294,7 +320,9 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             elif found not in evidence:
                 evidence.append(found)
         if not cited_ok and result.verdict in (Verdict.VERIFIED, Verdict.DERIVED):
-            result.verdict = Verdict.UNSUPPORTED  # fail closed: uncited support is no support
+            # fail closed: uncited support is no support; a figure read in words is then not checked at all, as
+            # before it was read (the gate confirms its own reading of digits, not a count in words)
+            result.verdict = Verdict.UNVERIFIABLE if id(result) in worded else Verdict.UNSUPPORTED
         if result.note:
             notes.append(result.note)
     formulas = [r.formula for r in results if r.formula and r.verdict is Verdict.DERIVED]

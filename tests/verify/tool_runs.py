@@ -5,6 +5,7 @@ as a user's test would."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode
 
-from pytest_auditfence import Snapshot
+from pytest_auditfence import Snapshot, Verdict
 from pytest_auditfence.audit.cascade import Cascade, audit_cascade_sync
 from pytest_auditfence.models import ClaimRecord
 
@@ -79,3 +80,12 @@ def section_auditor(tmp_path: Path, documents: dict[str, str]) -> Callable[[str,
         return claim_of(run([("get_filing_section", {"section": section})], sentence), figure)
 
     return audit
+
+
+COVERED = (Verdict.VERIFIED, Verdict.DERIVED)
+FLAGGED = (Verdict.UNSUPPORTED, Verdict.CONTRADICTED, Verdict.MISATTRIBUTED)
+
+
+def one_section_auditor(tmp_path: Path, document: str) -> Callable[[str, str], ClaimRecord]:
+    """`audit(sentence, figure)`: `section_auditor` over one section, `document`."""
+    return partial(section_auditor(tmp_path, {"section": document}), "section")
