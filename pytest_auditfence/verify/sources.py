@@ -156,14 +156,15 @@ class FileIndex:
         self._done = bytearray(len(self.deferred))
         self._firsts = array("I", bytes(4 * len(self.deferred)))
 
-    def defer(self, line: int, start: int, end: int, runs: list[tuple[float, int]]) -> None:
-        """Keep a prose line unparsed with the places a number can start on it (`quantities.plain_runs`)."""
+    def defer(self, line: int, start: int, values: Sequence[float], decimals: Sequence[int]) -> None:
+        """Keep a prose line unparsed with the numbers it may hold and their decimals shown (at most 255):
+        `quantities.plain_runs`, as `quantities.PlainRuns.of_line` gives them."""
         k = len(self.deferred)
         self.deferred.append(line)
         self.deferred_at.append(start)
-        self.runs.extend([value for value, _ in runs])
-        self.run_decimals.extend([min(decimals, 255) for _, decimals in runs])
-        self.run_lines.extend([k] * len(runs))
+        self.runs.extend(values)
+        self.run_decimals.extend(decimals)
+        self.run_lines.extend([k] * len(values))
 
     def materialize(self, k: int) -> None:
         """Parse the k-th deferred line (once): its figures become items after every item there is, in the order
@@ -454,10 +455,10 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
         before = bisect_left(cell_starts, end)
         if "|" in text[start:end] or before and reach[before - 1] > start:
             return False
-        runs = quantities.plain_runs(text, start, end)
+        runs = prepass.of_line(line, start, end)
         if runs is None:
             return False
-        index.defer(line, start, end, runs)
+        index.defer(line, start, *runs)
         worded_line = line
         for word in content_words(loaded.line_text(line)):
             keys = line_words.get(word)
@@ -466,6 +467,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             keys.append(line)
         return True
 
+    prepass = quantities.PlainRuns(text) if lazy else None
     scanner = quantities.QuantityScanner()
     for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
         q = scanned.quantity
