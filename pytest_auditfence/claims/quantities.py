@@ -152,15 +152,7 @@ _SIGNS = "-−–+"
 # The lookahead matches nothing either branch would not (both start with a digit); it lets the search skip to the
 # next digit before trying the branches, where without it each position of a line's prose tried both (3x faster)
 
-
-def _number_pattern(mark: Callable[[str], str]) -> str:
-    """A number as the parser reads it (thousands groups or plain digits, a fraction); `mark(name)` is put where a
-    digit run inside it starts (`PlainRuns`' tokens test for a mask there)."""
-    return (rf"\d{{1,3}}(?:,{mark('in_group')}\d{{3}})+(?:\.{mark('in_fraction')}\d+)?"
-            rf"|\d+(?:\.{mark('in_decimals')}\d+)?")
-
-
-_NUMBER = re.compile(r"(?=\d)(?:" + _number_pattern(lambda name: "") + ")")
+_NUMBER = re.compile(r"(?=\d)(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 _PREFIX = re.compile(
     rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?(?P<dot>\.)?$"
 )
@@ -1536,15 +1528,14 @@ def plain_runs(text: str, start: int, end: int) -> list[tuple[float, int]] | Non
 # `plain_runs` would read otherwise than "keep it" or "skip it" (a digit run after a point, comma or colon that no
 # number before it read; a number or mask followed by a digit or by a point, comma or colon and a digit) mark the
 # line for `plain_runs` itself.
-_MASK_GATE = "".join(re.escape(ch) for ch in sorted(_MASK_NEXT))
-_GATED_MASK = rf"(?=\d++[{_MASK_GATE}])(?:{_DIGIT_LED_MASK.pattern})"
+# A mask is tried where `plain_runs` tries one (a character of `_MASK_NEXT` after the leading digits), and only where
+# what follows can go on as one of `_DIGIT_LED_MASK`'s branches (a necessary test, so the answer is the same): after
+# a point, digits and another separator (a date, a version, a phone number); after a space, a dash or slash, a
+# month's capital, 'of', 'a.m.'/'p.m.', or a digit (a phone number)
+_MASK_GATE = "".join(re.escape(ch) for ch in sorted(_MASK_NEXT - set(". \t\r\x0b\x0c")))
+_GATED_MASK = (rf"(?=\d++(?:[{_MASK_GATE}]|\.\d+[./-]|[ \t\r\x0b\x0c](?:\s*[-–—/]|\s*(?:of\s+)?[JFMASOND]|[AaPp\d])))"
+               rf"(?:{_DIGIT_LED_MASK.pattern})")
 
-
-def _inner_mask(name: str) -> str:
-    """Where a digit run inside a number starts (after its comma or point): an empty group `name` if a mask starts
-    there (`plain_runs` tries one at every digit run: it reads the runs after it as inside a mask), else nothing.
-    Both branches are empty, so the number matched is the same."""
-    return rf"(?:(?={_GATED_MASK})(?P<{name}>)|)"
 
 
 _PLAIN_TOKEN = re.compile(
@@ -1552,9 +1543,13 @@ _PLAIN_TOKEN = re.compile(
     r"(?P<nl>\n)"
     r"|(?<=[.,:])(?P<risk>\d)"
     rf"|(?P<mask>(?>{_GATED_MASK}))(?P<mask_glued>(?=\d|[.,:]\d))?"
-    rf"|(?P<num>(?>{_number_pattern(_inner_mask)}))(?P<num_glued>(?=\d|[.,:]\d))?"
+    rf"|(?<=[A-Za-z])(?P<after_word>(?>{_NUMBER.pattern}))(?P<after_word_glued>(?=\d|[.,:]\d))?"
+    rf"|(?P<num>(?>{_NUMBER.pattern}))(?P<num_glued>(?=\d|[.,:]\d))?"
     r")"
 )
+# where a digit run inside a number starts (after its comma or point) and a mask starts there: `plain_runs` tries
+# one at every digit run, and reads the runs after it as inside that mask (the digit before is tested per hit)
+_INNER_MASK = re.compile(rf"[.,](?={_GATED_MASK})")
 # line-level risks of `plain_runs`, each found by a search whose first character is rare (C speed): what is not
 # ASCII, '/', '@', ':' before a digit, emphasis after one ('*', '_': the digit is tested per hit)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
@@ -1564,6 +1559,7 @@ _EMPHASIS_MARK = re.compile(r"[*_]")
 _WWW_IN = re.compile(r"(?i:www\.| in\.)")
 # a mask whose digits `plain_runs` would read otherwise (a number in it glued to a point, comma or colon and a digit),
 # or that holds a line break
+_TAIL_END = frozenset("0123456789 \t")  # the last character of a line `_wrapped_tail` may accept (an ASCII one)
 _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 # the text's maximal letter runs (as `_LETTER_RUN` and the units' `[A-Za-z]+` cut them on an ASCII line) from one
 # C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
@@ -1597,25 +1593,28 @@ class PlainRuns:
         line = 1
         for token in _PLAIN_TOKEN.finditer(text):
             kind = token.lastgroup
-            if kind == "nl":
+            if kind == "num":
+                num = token.group()
+                point = num.find(".")
+                values.append(num)
+                decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
+            elif kind == "nl":
                 at, start = token.start(), starts[-1]
-                if at - start >= _MIN_WRAPPED_LINE and _wrapped_tail(text[start:at]):
+                if at - start >= _MIN_WRAPPED_LINE and text[at - 1] in _TAIL_END and _wrapped_tail(text[start:at]):
                     cont = _CONTINUATION.match(text, at + 1)  # a line that goes on into the next (`_parse_wrapped`)
                     if cont is not None and not _KEY_VALUE.match(cont.group(0)):
                         risky.add(line)
                 line += 1
                 starts.append(at + 1)
                 firsts.append(len(values))
-            elif kind == "num" and token["in_group"] is None and token["in_fraction"] is None \
-                    and token["in_decimals"] is None:
+            elif kind == "after_word":
+                # glued to a word ('FY2024', 'T12'): skipped, but after a currency code or an 'x'
                 at = token.start()
-                before = text[at - 1] if at else ""
-                if before.isalnum() and not text.endswith(_PREFIX_ENDINGS, 0, at) and before not in "x×":
-                    continue  # glued to a word ('FY2024', 'T12'), no currency code before it: skipped
-                num = token.group()
-                point = num.find(".")
-                values.append(num)
-                decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
+                if text.endswith(_PREFIX_ENDINGS, 0, at) or text[at - 1] == "x":
+                    num = token.group()
+                    point = num.find(".")
+                    values.append(num)
+                    decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
             elif kind != "mask" or _MASK_INNER_RISK.search(token.group()) is not None:
                 risky.add(line)
                 for _ in range(token.group().count("\n")):  # a mask across lines: each line it holds is risky
@@ -1646,6 +1645,7 @@ class PlainRuns:
                 self._lines_of(_found(lowered, needle))
         self._lines_of(m.start() for m in _SLASH_AT.finditer(text))
         self._lines_of(m.start() for m in _COLON_DIGIT.finditer(text))
+        self._lines_of(m.start() for m in _INNER_MASK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
         self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
         runs = set(text.encode("utf-8", "replace").translate(_LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}

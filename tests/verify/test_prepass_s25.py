@@ -23,7 +23,9 @@ from tool_runs import claim_of, tool_run_auditor
 # pieces that reach across a line break or hold a line-level risk
 BREAKING = ["\n", "\n ", "5\n", "\nMarch", " 5 March\n2024", "\r\n", "one", "Two", "cents", "5 years", "12 mos", "deg",
             "www.x", "a@b.c", "/", ":", ":3", "3*", "_", "\t", "  ", "2024-", "Q", "H", "1Q", "3Q 2024", "am", "PM",
-            "p.m.", "A.M.", "0.53-5 March", "9,999.5-5 pm", "in.", "é", " tonnes", " GW"]
+            "p.m.", "A.M.", "0.53-5 March", "9,999.5-5 pm", "in.", "é", " tonnes", " GW", "12.05.2024", "555.123.4567",
+            "1.555.123.4567", "555-123-4567", " - 6 March", " of March", "10:30", " p.m.", "2023 – 2024", "2023/24",
+            " H", "1H", "2H 2024", "1980's", " Jan.", "\t", " a", " P"]
 
 
 def _lines(text: str) -> list[tuple[int, int, int]]:
