@@ -12,7 +12,7 @@ from pathlib import Path
 from langchain_core.tools import tool
 
 from pytest_auditfence.claims import quantities
-from pytest_auditfence.fence import FileStore, Source
+from pytest_auditfence.fence import FileStore, LoadedFile, Source
 from pytest_auditfence.models import COVERED_VERDICTS
 from pytest_auditfence.verify.sources import _index_file
 
@@ -144,3 +144,42 @@ def test_a_captured_run_reads_deferred_lines_of_both_kinds_and_flags_fabrication
         assert claim_of(cascade, true).verdict in COVERED_VERDICTS, true
     for wrong in ("$12.3 million", "$9.6 billion", "41.2%"):
         assert claim_of(cascade, wrong).verdict not in COVERED_VERDICTS, wrong
+
+
+def _deferred_values(text: str) -> list[tuple[float, int]]:
+    """Every number `plain_runs` keeps on the lines a lazy index of `text` defers, in order (read from the text)."""
+    loaded = LoadedFile("f.txt", text, "0" * 64)
+    index = _index_file(loaded)
+    out = []
+    for line in index.deferred:
+        out += quantities.plain_runs(text, *loaded.line_span(line)) or []
+    return out
+
+
+def test_deferred_numbers_are_kept_as_their_digits_and_read_back_as_the_values(tmp_path: Path) -> None:
+    root, sources = _bench_corpus(tmp_path)
+    for source in sources[:3]:
+        text = (root / source.path).read_text(encoding="utf-8")
+        fi = _index_file(LoadedFile(source.path, text, source.sha256))
+        assert fi.run_digits.typecode == "I" and fi.run_firsts.typecode == "H"  # 4 bytes a number, 2 a line
+        assert [(v, min(d, 255)) for v, d in _deferred_values(text)] == list(zip(fi.runs, fi.run_decimals))
+        bounds = [*fi.run_firsts, len(fi.runs)]
+        assert [fi.run_line(p) for p in range(len(fi.runs))] == \
+            [k for k in range(len(fi.deferred)) for _ in range(bounds[k], bounds[k + 1])]
+    # widened where a number's digits do not fit 4 bytes; its values kept where they do not fit 50 bits
+    for tail, code in (("", "I"), ("news: sales of 12,345,678,901 units\n", "Q"),
+                       ("news: a rate of 0.1234567890123456789 and 3.14159265358979323846\n", "d"),
+                       ("news: a rate of 0." + "0" * 30 + "1 here\n", "d")):
+        text = "news: margin was 45.3% and backlog $12.3 billion.\nnews: orders 1,234,567 and 0.05\n" + tail
+        fi = _index_file(LoadedFile("f.txt", text, "0" * 64))
+        assert fi.run_digits.typecode == code, tail
+        want = _deferred_values(text)
+        assert list(fi.runs) == [v for v, _ in want] and all(isinstance(v, float) for v in fi.runs), tail
+    # a line with digits but no number the parser can read ('FY2024', a date) holds no figure: not kept; the same
+    # figures as the file read whole
+    text = "news: T12 outlook for FY2024 on 2024-03-15\nnews: margin was 45.3% in FY2024\n"
+    lazy = _index_file(LoadedFile("f.txt", text, "0" * 64))
+    assert list(lazy.deferred) == [2]
+    lazy.materialize_all()
+    whole = _index_file(LoadedFile("f.txt", text, "0" * 64), lazy=False)
+    assert [lazy.quantity(i) for i in range(len(lazy.starts))] == [whole.quantity(i) for i in range(len(whole.starts))]
