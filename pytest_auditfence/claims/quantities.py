@@ -8,7 +8,8 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from pytest_auditfence.claims import vocabulary
@@ -150,6 +151,7 @@ _CUR_PREFIX = (
 _SIGNS = "-−–+"
 # The lookahead matches nothing either branch would not (both start with a digit); it lets the search skip to the
 # next digit before trying the branches, where without it each position of a line's prose tried both (3x faster)
+
 _NUMBER = re.compile(r"(?=\d)(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 _PREFIX = re.compile(
     rf"(?P<sign>[{_SIGNS}])?(?P<cur>{_CUR_PREFIX}[ \u00a0]?)?(?P<sign2>[-−–])?(?P<dot>\.)?$"
@@ -1592,6 +1594,166 @@ def plain_runs(text: str, start: int, end: int) -> list[tuple[float, int]] | Non
                 continue  # glued to a word ('FY2024', 'T12'), no currency code before it: skipped
         out.append((float(num.replace(",", "")), _decimals(num)))
     return out
+
+
+# `plain_runs` of every line of a text from one pass over it (`PlainRuns`): the tokens a line's numbers can be read
+# as, found by one search over the whole text. A number is read whole (an atomic group: the parser's own reading of
+# it, `_NUMBER.match`, with no backtracking into a shorter one); a mask is tried only where `plain_runs` tries it,
+# after the first digit run, and is kept only where it holds no line break (a mask without one is the mask the line
+# alone gives: the lookarounds at a line's end see the break as they see the end of the line). Tokens that
+# `plain_runs` would read otherwise than "keep it" or "skip it" (a digit run after a point, comma or colon that no
+# number before it read; a number or mask followed by a digit or by a point, comma or colon and a digit) mark the
+# line for `plain_runs` itself.
+# A mask is tried where `plain_runs` tries one (a character of `_MASK_NEXT` after the leading digits), and only where
+# what follows can go on as one of `_DIGIT_LED_MASK`'s branches (a necessary test, so the answer is the same): after
+# a point, digits and another separator (a date, a version, a phone number); after a space, a dash or slash, a
+# month's capital, 'of', 'a.m.'/'p.m.', or a digit (a phone number)
+_MASK_GATE = "".join(re.escape(ch) for ch in sorted(_MASK_NEXT - set(". \t\r\x0b\x0c")))
+_GATED_MASK = (rf"(?=\d++(?:[{_MASK_GATE}]|\.\d+[./-]|[ \t\r\x0b\x0c](?:\s*[-–—/]|\s*(?:of\s+)?[JFMASOND]|[AaPp\d])))"
+               rf"(?:{_DIGIT_LED_MASK.pattern})")
+
+
+
+_PLAIN_TOKEN = re.compile(
+    r"(?=[\d\n])(?:"  # a token starts at a digit or a line break: the search skips to the next one at C speed
+    r"(?P<nl>\n)"
+    r"|(?<=[.,:])(?P<risk>\d)"
+    rf"|(?P<mask>(?>{_GATED_MASK}))(?P<mask_glued>(?=\d|[.,:]\d))?"
+    rf"|(?<=[A-Za-z])(?P<after_word>(?>{_NUMBER.pattern}))(?P<after_word_glued>(?=\d|[.,:]\d))?"
+    rf"|(?P<num>(?>{_NUMBER.pattern}))(?P<num_glued>(?=\d|[.,:]\d))?"
+    r")"
+)
+# where a digit run inside a number starts (after its comma or point) and a mask starts there: `plain_runs` tries
+# one at every digit run, and reads the runs after it as inside that mask (the digit before is tested per hit)
+_INNER_MASK = re.compile(rf"[.,](?={_GATED_MASK})")
+# line-level risks of `plain_runs`, each found by a search whose first character is rare (C speed): what is not
+# ASCII, '/', '@', ':' before a digit, emphasis after one ('*', '_': the digit is tested per hit)
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+_SLASH_AT = re.compile(r"[/@]")
+_COLON_DIGIT = re.compile(r":\d")
+_EMPHASIS_MARK = re.compile(r"[*_]")
+_WWW_IN = re.compile(r"(?i:www\.| in\.)")
+# a mask whose digits `plain_runs` would read otherwise (a number in it glued to a point, comma or colon and a digit),
+# or that holds a line break
+_TAIL_END = frozenset("0123456789 \t")  # the last character of a line `_wrapped_tail` may accept (an ASCII one)
+_MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
+# the text's maximal letter runs (as `_LETTER_RUN` and the units' `[A-Za-z]+` cut them on an ASCII line) from one
+# C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
+_LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
+_RISK_WORDS_B = frozenset(w.encode() for w in _RISK_WORDS if w.isascii())
+_FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
+_FACTOR_SYMBOLS_B = frozenset(w.encode() for w in _FACTOR_SYMBOLS if w.isascii())
+
+
+def _unit_risk(unit: str) -> bool:
+    """Does a letter run after a number or its scale make `plain_runs` give up on the line (a unit with a factor)?"""
+    return unit in _FACTOR_SYMBOLS or unit.lower() in _FACTOR_WORDS or unit[:3].lower() == "deg"
+
+
+class PlainRuns:
+    """`plain_runs(text, start, end)` of every line of `text`, from one pass over the whole text at C speed (a
+    search of its tokens, `_PLAIN_TOKEN`, and a few searches for the line-level risks, whose hits are mapped to
+    lines by a bisection of the line starts). A line where a token or a risk needs `plain_runs`'s own reading is
+    read by it (`risky`); the others keep their numbers' values and decimals in two columns, line by line
+    (`firsts`)."""
+
+    __slots__ = ("text", "values", "decimals", "firsts", "starts", "risky")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        values: list[str] = []
+        decimals = array("B")
+        firsts = array("I", [0, 0])  # line n's numbers are values[firsts[n]:firsts[n + 1]] (lines count from 1)
+        starts = array("I", [0])  # line n starts at starts[n - 1]
+        risky: set[int] = set()
+        line = 1
+        for token in _PLAIN_TOKEN.finditer(text):
+            kind = token.lastgroup
+            if kind == "num":
+                num = token.group()
+                point = num.find(".")
+                values.append(num)
+                decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
+            elif kind == "nl":
+                at, start = token.start(), starts[-1]
+                if at - start >= _MIN_WRAPPED_LINE and text[at - 1] in _TAIL_END and _wrapped_tail(text[start:at]):
+                    cont = _CONTINUATION.match(text, at + 1)  # a line that goes on into the next (`_parse_wrapped`)
+                    if cont is not None and not _KEY_VALUE.match(cont.group(0)):
+                        risky.add(line)
+                line += 1
+                starts.append(at + 1)
+                firsts.append(len(values))
+            elif kind == "after_word":
+                # glued to a word ('FY2024', 'T12'): skipped, but after a currency code or an 'x'
+                at = token.start()
+                if text.endswith(_PREFIX_ENDINGS, 0, at) or text[at - 1] == "x":
+                    num = token.group()
+                    point = num.find(".")
+                    values.append(num)
+                    decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
+            elif kind != "mask" or _MASK_INNER_RISK.search(token.group()) is not None:
+                risky.add(line)
+                for _ in range(token.group().count("\n")):  # a mask across lines: each line it holds is risky
+                    line += 1
+                    starts.append(text.index("\n", starts[-1]) + 1)
+                    firsts.append(len(values))
+                    risky.add(line)
+        firsts.append(len(values))
+        self.values = array("d", [float(num.replace(",", "")) for num in values])
+        self.decimals = decimals
+        self.firsts = firsts
+        self.starts = starts
+        self.risky = risky
+        self._line_risks()
+
+    def _lines_of(self, offsets: Iterable[int]) -> None:
+        starts = self.starts
+        self.risky.update(bisect.bisect_right(starts, at) for at in offsets)
+
+    def _line_risks(self) -> None:
+        text = self.text
+        if not text.isascii():
+            self._lines_of(m.start() for m in _NOT_ASCII.finditer(text))
+            self._lines_of(m.start() for m in _WWW_IN.finditer(text))
+        else:  # lower-casing keeps the offsets of ASCII text
+            lowered = text.lower()
+            for needle in ("www.", " in."):
+                self._lines_of(_found(lowered, needle))
+        self._lines_of(m.start() for m in _SLASH_AT.finditer(text))
+        self._lines_of(m.start() for m in _COLON_DIGIT.finditer(text))
+        self._lines_of(m.start() for m in _INNER_MASK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
+        self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
+        runs = set(text.encode("utf-8", "replace").translate(_LETTERS_ONLY).split())
+        lower_runs = {run.lower() for run in runs}
+        # a number word or a currency word with a factor: any letter run of the line, lower-cased
+        words = lower_runs & _RISK_WORDS_B
+        if words:
+            found = re.compile(r"(?<![A-Za-z])(?i:" + "|".join(w.decode() for w in words) + r")(?![A-Za-z])")
+            self._lines_of(m.start() for m in found.finditer(text))
+        # a unit with a factor after a number or after its scale word: searched for where the text holds one at all
+        if lower_runs & _FACTOR_WORDS_B or runs & _FACTOR_SYMBOLS_B or any(run[:3] == b"deg" for run in lower_runs):
+            for after in (_AFTER_NUMBER, _AFTER_SCALE):
+                units = {unit for unit in set(after.findall(text)) if _unit_risk(unit)}
+                if units:
+                    self._lines_of(m.start() for m in after.finditer(text) if m.group(1) in units)
+
+    def of_line(self, line: int, start: int, end: int) -> tuple[Sequence[float], Sequence[int]] | None:
+        """The values and decimals `plain_runs(text, start, end)` gives for the 1-based `line` (text[start:end])."""
+        if line in self.risky:
+            runs = plain_runs(self.text, start, end)
+            if runs is None:
+                return None
+            return [value for value, _ in runs], [min(decimals, 255) for _, decimals in runs]
+        first, last = self.firsts[line], self.firsts[line + 1]
+        return self.values[first:last], self.decimals[first:last]
+
+
+def _found(text: str, needle: str) -> Iterator[int]:
+    """Every offset of `needle` in `text` (`str.find`: C speed)."""
+    at = text.find(needle)
+    while at >= 0:
+        yield at
+        at = text.find(needle, at + 1)
 
 
 def _row_cue(line: str, cells: list[tuple[tuple[int, int], tuple[float | None, str | None]]]) -> _Cue:

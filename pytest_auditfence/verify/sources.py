@@ -56,12 +56,13 @@ class FileIndex:
 
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
-                 "deferred", "deferred_at", "runs", "run_decimals", "run_lines", "_done", "_firsts", "_parsed")
+                 "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, line_starts: Sequence[int] | None = None) -> None:
         self.text = text  # the file's text, shared with the store's `LoadedFile`
+        self.line_starts = line_starts  # where each line of the text starts (the `LoadedFile`'s, shared)
         # offsets as unsigned 32-bit columns: a file of more than 4G characters overflows, loudly
         self.starts, self.lengths = array("I"), array("I")
         self.values = array("d")
@@ -85,19 +86,22 @@ class FileIndex:
         self.texts: dict[int, str] = {}  # a figure whose text is not the file's slice at its span (none known)
         self._literals: array[int] | None = None
         # The lazy front: prose lines whose figures can only be plain numbers times a scale (`quantities.plain_runs`)
-        # are not parsed when the file is indexed. Their line numbers (ascending) and starts are kept, and each place
-        # a number can start on them (its value as written and its decimals, by `runs`; the line's position in
-        # `deferred` by `run_lines`), so that a value lookup parses only the lines that can hold the value.
+        # are not parsed when the file is indexed. Their line numbers (ascending) are kept, and each number they may
+        # hold (its digits as an integer and its decimals shown, `run_digits` and `run_decimals`: the value as
+        # written is digits / 10**decimals, `run_value`; a line's first number by its place in `deferred`,
+        # `run_firsts`), so that a value lookup parses only the lines that can hold the value. A line holding no
+        # such number holds no figure: it is not kept at all.
         # A deferred line, once parsed, adds its figures after every item there is (`_firsts`: the first of them, by
         # the line's place in `deferred`; they run while their line is that line).
         # The items read when the file was indexed are `eager` (items below it, in the order of the text).
         self.eager = 0
         self.ordered = True  # do the starts of the first `eager` items ascend (position order is item order)?
         self.deferred = array("I")
-        self.deferred_at = array("I")  # where each deferred line starts (it ends at the next line break)
-        self.runs = array("d")
+        # 4 bytes a number, 8 where one does not fit them; the values themselves ('d') where one has more than
+        # `_EXACT_DIGITS` digits or more than 22 decimals (digits / 10**decimals is then not always the value)
+        self.run_digits = array("I")
         self.run_decimals = array("B")
-        self.run_lines = array("I")
+        self.run_firsts = array("I")
         self._done = bytearray()
         self._firsts = array("I")
         self._parsed = 0  # deferred lines parsed so far
@@ -142,8 +146,8 @@ class FileIndex:
             for word, lines in self.line_words.items():
                 self.line_words[word] = array("H", lines)
             self.deferred = array("H", self.deferred)
-        if len(self.deferred) <= 0xFFFF:  # a number's deferred line by its place among them
-            self.run_lines = array("H", self.run_lines)
+        if len(self.run_decimals) <= 0xFFFF:  # a deferred line's first number by its place among them
+            self.run_firsts = array("H", self.run_firsts)
         for name in ("lengths", "codes"):
             column = getattr(self, name)
             top = max(column, default=0)
@@ -154,16 +158,46 @@ class FileIndex:
             self.ordered = False
             self._label_at = {starts[i]: label for i, label in self.labels.items()}
         self._done = bytearray(len(self.deferred))
-        self._firsts = array("I", bytes(4 * len(self.deferred)))
+        # a parsed line's first item, by its place in `deferred` (2 bytes while the items fit, widened by `_put`)
+        self._firsts = array("H", bytes(2 * len(self.deferred)))
 
-    def defer(self, line: int, start: int, end: int, runs: list[tuple[float, int]]) -> None:
-        """Keep a prose line unparsed with the places a number can start on it (`quantities.plain_runs`)."""
-        k = len(self.deferred)
+    def defer(self, line: int, values: Sequence[float], decimals: Sequence[int]) -> None:
+        """Keep a prose line unparsed with the numbers it may hold (at least one) and their decimals shown (at most
+        255): `quantities.plain_runs`, as `quantities.PlainRuns.of_line` gives them. A number as written with d
+        decimals is its digits m over 10**d, and `m / 10.0**d` is the same correctly rounded double as the value
+        read from the text where m < 2**53 and d <= 22 (both exact, one division): the digits are kept where every
+        number has at most `_EXACT_DIGITS` digits (`round(value * 10**d)` gives m exactly there)."""
         self.deferred.append(line)
-        self.deferred_at.append(start)
-        self.runs.extend([value for value, _ in runs])
-        self.run_decimals.extend([min(decimals, 255) for _, decimals in runs])
-        self.run_lines.extend([k] * len(runs))
+        self.run_firsts.append(len(self.run_decimals))
+        self.run_decimals.extend(decimals)
+        column = self.run_digits
+        if column.typecode != "d":
+            digits = [round(value * _POW10[d]) if d <= 22 else _TOO_MANY for value, d in zip(values, decimals)]
+            if max(digits, default=0) < _TOO_MANY:
+                try:
+                    column.extend(digits)
+                except OverflowError:
+                    self.run_digits = array("Q", column)
+                    self.run_digits.extend(digits)
+                return
+            self.run_digits = column = array("d", map(self.run_value, range(len(column))))
+        column.extend(values)
+
+    def run_value(self, place: int) -> float:
+        """The value as written of the deferred number at `place`."""
+        column = self.run_digits
+        if column.typecode == "d":
+            return column[place]
+        return column[place] / _POW10[self.run_decimals[place]]
+
+    @property
+    def runs(self) -> Sequence[float]:
+        """The values as written of the deferred numbers, in order (read from `run_digits`)."""
+        return _Column(lambda: len(self.run_decimals), self.run_value)
+
+    def run_line(self, place: int) -> int:
+        """The place in `deferred` of the line holding the deferred number at `place`."""
+        return bisect_right(self.run_firsts, place) - 1
 
     def materialize(self, k: int) -> None:
         """Parse the k-th deferred line (once): its figures become items after every item there is, in the order
@@ -171,9 +205,16 @@ class FileIndex:
         if self._done[k]:
             return
         self._done[k] = 1
-        line, start = self.deferred[k], self.deferred_at[k]
+        line = self.deferred[k]
+        if self.line_starts is None:
+            self.line_starts = array("I", accumulate((len(part) + 1 for part in self.text.split("\n")), initial=0))
+        start = self.line_starts[line - 1]
         end = self.text.find("\n", start)
-        self._firsts[k] = len(self.starts)
+        try:
+            self._firsts[k] = len(self.starts)
+        except OverflowError:
+            self._firsts = array("I", self._firsts)
+            self._firsts[k] = len(self.starts)
         self._parsed += 1
         for q in quantities.parse_prose_line(self.text, start, len(self.text) if end < 0 else end):
             self.append(q, line)
@@ -204,12 +245,12 @@ class FileIndex:
     @property
     def ends(self) -> _Column:
         """Each figure's end offset (start + length)."""
-        return _Column(self, lambda item: self.starts[item] + self.lengths[item])
+        return _Column(lambda: len(self.starts), lambda item: self.starts[item] + self.lengths[item])
 
     @property
     def tolerances(self) -> _Column:
         """Each figure's tolerance (kept in its form)."""
-        return _Column(self, lambda item: self.forms[self.codes[item]][4])
+        return _Column(lambda: len(self.starts), lambda item: self.forms[self.codes[item]][4])
 
     def label_at(self, offset: int) -> CellLabel | None:
         """The label of the table cell whose figure starts at `offset` (the last such item's), or None."""
@@ -294,17 +335,23 @@ def _run_starts_at(text: str, at: int) -> bool:
 _RUN_FORM = re.compile(r"\d+(?:\.\d+)?")
 
 
+# Powers of ten exact as doubles (10**22 is the last); digits of a deferred number kept as an integer: below 2**50,
+# so that `round(value * 10**d)` is the integer (the product is within half of it) and below 2**53 (exact)
+_POW10 = tuple(10.0 ** d for d in range(23))
+_TOO_MANY = 1 << 50
+
+
 class _Column(Sequence[float]):
     """A column a file's index no longer keeps, read per item from the ones it keeps (ends from starts and lengths,
-    tolerances from forms)."""
+    tolerances from forms, deferred numbers' values from their digits)."""
 
-    __slots__ = ("_index", "_read")
+    __slots__ = ("_size", "_read")
 
-    def __init__(self, index: FileIndex, read: Callable[[int], float]) -> None:
-        self._index, self._read = index, read
+    def __init__(self, size: Callable[[], int], read: Callable[[int], float]) -> None:
+        self._size, self._read = size, read
 
     def __len__(self) -> int:
-        return len(self._index.starts)
+        return self._size()
 
     def __getitem__(self, item):  # type: ignore[no-untyped-def]
         if isinstance(item, slice):
@@ -410,7 +457,7 @@ def _index_file(loaded: LoadedFile, *, lazy: bool = True) -> FileIndex:
 def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     text = loaded.text
     cells = read_tables(text)
-    index = FileIndex(text)
+    index = FileIndex(text, loaded.starts)
     words, line_words, labels = index.words, index.line_words, index.labels
     alternatives: set[int] = set()
     worded_line = 0  # the last line whose words are kept
@@ -454,10 +501,12 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
         before = bisect_left(cell_starts, end)
         if "|" in text[start:end] or before and reach[before - 1] > start:
             return False
-        runs = quantities.plain_runs(text, start, end)
+        runs = prepass.of_line(line, start, end)
         if runs is None:
             return False
-        index.defer(line, start, end, runs)
+        if not len(runs[0]):
+            return True  # no number the parser can read: no figure, nothing to keep
+        index.defer(line, *runs)
         worded_line = line
         for word in content_words(loaded.line_text(line)):
             keys = line_words.get(word)
@@ -466,6 +515,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             keys.append(line)
         return True
 
+    prepass = quantities.PlainRuns(text) if lazy else None
     scanner = quantities.QuantityScanner()
     for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
         q = scanned.quantity
@@ -533,7 +583,7 @@ def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[i
     column, then a block of `_FENCE` rows reading the files' values. Empty where no line is deferred.
     Each file's numbers of a group are put in order on their own (a column of places) and the files merged, so
     that no tuple is held per number of the corpus at once (a sort of every row did, 3x the text at its peak)."""
-    if not any(len(fi.runs) for fi in files):
+    if not any(len(fi.run_decimals) for fi in files):
         return []
     top = _RUN_DECIMALS - 1
     orders: list[list[array[int]]] = [[] for _ in range(_RUN_DECIMALS)]
@@ -543,13 +593,13 @@ def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[i
             groups[min(decimals, top)].append(i)
         for group, positions in zip(orders, groups):
             # stable: equal values stay in position order, which is line order (a line's numbers are appended together)
-            group.append(array("I", sorted(positions, key=fi.runs.__getitem__)))
+            group.append(array("I", sorted(positions, key=fi.run_value)))
     file_code = "H" if len(files) <= 0x10000 else "I"
-    place_code = "H" if max(len(fi.runs) for fi in files) <= 0x10000 else "I"
+    place_code = "H" if max(len(fi.run_decimals) for fi in files) <= 0x10000 else "I"
     out = []
     for group in orders:
         fence, in_file, places = array("d"), array(file_code), array(place_code)
-        for value, f, i in heapq.merge(*(_by_value(files[f].runs, f, order) for f, order in enumerate(group))):
+        for value, f, i in heapq.merge(*(_by_value(files[f].run_value, f, order) for f, order in enumerate(group))):
             if not len(in_file) % _FENCE:
                 fence.append(value)
             in_file.append(f)
@@ -584,10 +634,10 @@ class Observed(NamedTuple):
     item: int  # position of the quantity in that file's index
 
 
-def _by_value(values: array[float], f: int, order: array[int]) -> Iterator[tuple[float, int, int]]:
-    """(value, file, item) of one file's figures in `order` (sorted by value, then item)."""
+def _by_value(value: Callable[[int], float], f: int, order: array[int]) -> Iterator[tuple[float, int, int]]:
+    """(value, file, place) of one file's figures or deferred numbers in `order` (sorted by value, then place)."""
     for i in order:
-        yield values[i], f, i
+        yield value(i), f, i
 
 
 class SourceIndex:
@@ -638,7 +688,7 @@ class SourceIndex:
         self._buckets: list[tuple[int, float, array[int], array[int]]] = []
         for magnitude in sorted(by_magnitude):
             in_file, items = array(file_code), array(item_code)
-            for _, f, i in heapq.merge(*(_by_value(files[f].values, f, order)
+            for _, f, i in heapq.merge(*(_by_value(files[f].values.__getitem__, f, order)
                                          for f, order in by_magnitude.pop(magnitude))):
                 in_file.append(f)
                 items.append(i)
@@ -652,10 +702,10 @@ class SourceIndex:
         self._seen_late = -1
         # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), the
         # file and place of each in value order, and every `_FENCE`-th value (`_reach`)
-        numbers = [index.runs for index in files]
+        numbers = [index.run_value for index in files]
 
         def number_of(in_file: array[int], places: array[int]) -> Callable[[int], float]:
-            return lambda j: numbers[in_file[j]][places[j]]
+            return lambda j: numbers[in_file[j]](places[j])
 
         self._runs = [(fence, range(len(in_file)), in_file, places, number_of(in_file, places))
                       for fence, in_file, places in _corpus_runs(files)]
@@ -822,7 +872,7 @@ class SourceIndex:
                     for j in range(_fenced(fence, rows, number, centre - half, False),
                                    _fenced(fence, rows, number, centre + half, True)):
                         fi = files[in_file[j]]
-                        k = fi.run_lines[places[j]]
+                        k = fi.run_line(places[j])
                         if not fi._done[k]:
                             fi.materialize(k)
         if self._seen_late != FileIndex.parsed_late:

@@ -24,7 +24,8 @@ def _expected_lines(index: SourceIndex, value: float, tolerance: float) -> set[t
     reach = tolerance + 2e-9 * max(1.0, v)
     found = set()
     for f, fi in enumerate(index.files):
-        for number, decimals, k in zip(fi.runs, fi.run_decimals, fi.run_lines):
+        for place, (number, decimals) in enumerate(zip(fi.runs, fi.run_decimals)):
+            k = fi.run_line(place)
             decimals = min(decimals, _RUN_DECIMALS - 1)
             for scale in quantities.PLAIN_SCALES:
                 if abs(number - v / scale) <= reach / scale + 0.5 * 10.0 ** -decimals:
@@ -63,7 +64,7 @@ def test_the_deferred_numbers_are_kept_once_and_reach_the_lines_a_scan_finds(tmp
         kept += len(rows)
     assert kept == numbers  # each number once
     for fi in index.files:
-        assert fi.deferred.typecode == "H" and fi.run_lines.typecode == "H"
+        assert fi.deferred.typecode == "H" and fi.run_firsts.typecode == "H"
     rng = random.Random(11)
     probes = []
     for _ in range(40):
