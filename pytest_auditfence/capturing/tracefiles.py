@@ -40,6 +40,9 @@ MIN_SHARED_CHARS = 160
 _LONG_RUN = 16
 # Earlier places remembered per distinct line (the most recent ones): the longest run among them wins.
 _CANDIDATES = 4
+# A place packed in one int: file number << _FILE_SHIFT | line index << _LINE_SHIFT | indent.
+_LINE_SHIFT = 40
+_FILE_SHIFT = 2 * _LINE_SHIFT
 
 
 def _reference_line(start: int, end: int, path: str, indent: int) -> str:
@@ -53,21 +56,39 @@ class LineSharer:
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
-        self._index: dict[str, list[tuple[str, int, int]]] = {}
+        # stripped line -> its place (an int, see _place) or, once seen again, its latest _CANDIDATES places.
+        # Ints, not tuples: a tuple per line of every file made the garbage collector's passes grow with the
+        # folder, and a looping agent's finalize with the square of its rounds.
+        self._index: dict[str, int | list[int]] = {}
+        self._paths: list[str] = []
 
     def _remember(self, path: str, lines: list[str]) -> None:
         index = self._index
+        base = len(self._paths) << _FILE_SHIFT
+        self._paths.append(path)
         for position, line in enumerate(lines):
             stripped = line.lstrip(" ")
             if not stripped:
                 continue
+            place = base | (position << _LINE_SHIFT) | (len(line) - len(stripped))
             places = index.get(stripped)
             if places is None:
-                index[stripped] = [(path, position, len(line) - len(stripped))]
-                continue
-            places.append((path, position, len(line) - len(stripped)))
-            if len(places) > _CANDIDATES:
-                del places[0]
+                index[stripped] = place
+            elif type(places) is int:
+                index[stripped] = [places, place]
+            else:
+                places.append(place)
+                if len(places) > _CANDIDATES:
+                    del places[0]
+
+    def _places(self, stripped: str) -> list[tuple[str, int, int]]:
+        """(file, line index, indent) of the latest places of a stripped line, oldest first."""
+        places = self._index.get(stripped)
+        if places is None:
+            return []
+        mask = (1 << _LINE_SHIFT) - 1
+        return [(self._paths[p >> _FILE_SHIFT], (p >> _LINE_SHIFT) & mask, p & mask)
+                for p in ([places] if type(places) is int else places)]
 
     def stored(self, path: str, text: str, *, share: bool) -> str:
         """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
@@ -107,7 +128,7 @@ class LineSharer:
         best: tuple[str, int, int, int] | None = None
         best_chars = MIN_SHARED_CHARS - 1
         n = len(lines)
-        for target, j, target_indent in reversed(self._index.get(stripped, ())):
+        for target, j, target_indent in reversed(self._places(stripped)):
             shift = indent - target_indent
             if shift < 0:
                 continue
