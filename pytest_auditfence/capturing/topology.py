@@ -472,6 +472,10 @@ def _path_of(name: str) -> str:
     return "/".join(_safe(p) for p in name.split("/"))
 
 
+# A rendered file shorter than this is scanned whole: its parts, remembered, would cost more than they save.
+_WHOLE_TEXT_BELOW = 16_384
+
+
 def materialize(
     events: list[dict[str, Any]],
     load: Callable[[str], Any],
@@ -515,19 +519,17 @@ def materialize(
         return found_in_parts(parts, lambda text: BINARY_MARKER in text, binary_parts)  # a marker has no break
 
     def write(path: str, content: Any, *, raw_text: bool = False, **fields: Any) -> None:
-        if raw_text:
-            text = content if redact_text is None else redact_text(content)
+        parts = None if raw_text else render(content, path)
+        if parts is not None and unredacted is not None and sum(map(len, parts)) >= _WHOLE_TEXT_BELOW \
+                and unredacted(parts):  # nothing to redact: searched and cut part by part
+            binary = shows_binary(parts)
+            text, cut = truncate_lines(parts, max_output_chars)
+        else:
+            text = content if parts is None else "\n".join(parts) + "\n"
+            if redact_text is not None:
+                text = redact_text(text)
             binary = BINARY_MARKER in text
             text, cut = truncate(text, max_output_chars)
-        else:
-            parts = render(content, path)
-            if redact_text is None or (unredacted is not None and unredacted(parts)):
-                binary = shows_binary(parts)
-                text, cut = truncate_lines(parts, max_output_chars)
-            else:
-                text = redact_text("\n".join(parts) + "\n")
-                binary = BINARY_MARKER in text
-                text, cut = truncate(text, max_output_chars)
         files[path] = text
         records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, binary=binary, **fields))
         node_files[fields["node"]].append(path)

@@ -40,9 +40,6 @@ MIN_SHARED_CHARS = 160
 _LONG_RUN = 16
 # Earlier places remembered per distinct line (the most recent ones): the longest run among them wins.
 _CANDIDATES = 4
-# A place packed in one int: file number << _FILE_SHIFT | line index << _LINE_SHIFT | indent.
-_LINE_SHIFT = 40
-_FILE_SHIFT = 2 * _LINE_SHIFT
 
 
 def _reference_line(start: int, end: int, path: str, indent: int) -> str:
@@ -56,39 +53,21 @@ class LineSharer:
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
-        # stripped line -> its place (an int, see _place) or, once seen again, its latest _CANDIDATES places.
-        # Ints, not tuples: a tuple per line of every file made the garbage collector's passes grow with the
-        # folder, and a looping agent's finalize with the square of its rounds.
-        self._index: dict[str, int | list[int]] = {}
-        self._paths: list[str] = []
+        self._index: dict[str, list[tuple[str, int, int]]] = {}
 
     def _remember(self, path: str, lines: list[str]) -> None:
         index = self._index
-        base = len(self._paths) << _FILE_SHIFT
-        self._paths.append(path)
         for position, line in enumerate(lines):
             stripped = line.lstrip(" ")
             if not stripped:
                 continue
-            place = base | (position << _LINE_SHIFT) | (len(line) - len(stripped))
             places = index.get(stripped)
             if places is None:
-                index[stripped] = place
-            elif type(places) is int:
-                index[stripped] = [places, place]
-            else:
-                places.append(place)
-                if len(places) > _CANDIDATES:
-                    del places[0]
-
-    def _places(self, stripped: str) -> list[tuple[str, int, int]]:
-        """(file, line index, indent) of the latest places of a stripped line, oldest first."""
-        places = self._index.get(stripped)
-        if places is None:
-            return []
-        mask = (1 << _LINE_SHIFT) - 1
-        return [(self._paths[p >> _FILE_SHIFT], (p >> _LINE_SHIFT) & mask, p & mask)
-                for p in ([places] if type(places) is int else places)]
+                index[stripped] = [(path, position, len(line) - len(stripped))]
+                continue
+            places.append((path, position, len(line) - len(stripped)))
+            if len(places) > _CANDIDATES:
+                del places[0]
 
     def stored(self, path: str, text: str, *, share: bool) -> str:
         """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
@@ -128,11 +107,14 @@ class LineSharer:
         best: tuple[str, int, int, int] | None = None
         best_chars = MIN_SHARED_CHARS - 1
         n = len(lines)
-        for target, j, target_indent in reversed(self._places(stripped)):
+        for target, j, target_indent in reversed(self._index.get(stripped, ())):
             shift = indent - target_indent
             if shift < 0:
                 continue
             theirs = self.lines[target]
+            most = min(n - i, len(theirs) - j)
+            if ends[i + most] - ends[i] + most <= best_chars:
+                continue  # even a run to the end of either file would not be longer than the best so far
             if shift == 0:  # the common case, compared a slice at a time (C speed, not a line at a time)
                 k = _common_run(lines, i, theirs, j)
                 chars = ends[i + k] - ends[i] + k

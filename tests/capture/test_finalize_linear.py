@@ -5,7 +5,6 @@ over render_parts), and truncation joins only the head it keeps. The files must 
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from typing import Any
 
@@ -116,18 +115,3 @@ def test_finalize_scans_what_each_round_adds_not_the_whole_state_again(tmp_path,
     message once per place it is rendered); the whole-text path scanned every node input in full (x3.4 here)."""
     small, large = (scanned_chars(tmp_path, monkeypatch, rounds) for rounds in (6, 12))
     assert large / small < 2.4, (small, large)
-
-
-def test_remembered_lines_add_no_container_per_line():
-    """The line index holds ints, not a tuple and a list per line: the collector's passes over them made the
-    share_lines of a long agent's folder grow faster than its lines."""
-    files = [(f"tools/r{n}.txt", "".join(f"row {n}.{i} value {i * 7}\n" for i in range(5000)), False)
-             for n in range(4)]
-    gc.collect()
-    before = len(gc.get_objects())
-    sharer = tracefiles.LineSharer()
-    for path, text, share in files:
-        sharer.stored(path, text, share=share)
-    assert len(gc.get_objects()) - before < 1000
-    again = sharer.stored("nodes/a/r1.input.txt", "intro\n" + files[1][1], share=True)
-    assert again.splitlines()[1:] == ["intro", "[auditfence: lines 1-5001 of tools/r1.txt]"]
