@@ -637,7 +637,8 @@ def render_parts(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = N
     lines = 0  # lines of the text before the next part (a block's part holds several)
     for indent, text in renderer.lines:
         if indent == _BLOCK:
-            placed.extend((string, lines + at, n, shift) for string, at, n, shift in text.placed)
+            if text.placed:
+                placed.extend((string, lines + at, n, shift) for string, at, n, shift in text.placed)
             if text.wrapped:
                 parts.append(text.joined)
                 lines += len(text.wrapped)
@@ -965,7 +966,7 @@ def _wrapped(lines: list[tuple[int, Any]], wrap_at: int, placed: list[Placement]
     out: list[str] = []
     for indent, text in lines:
         if indent == _BLOCK:
-            if placed is not None:
+            if placed is not None and text.placed:
                 placed.extend((string, len(out) + at, n, shift) for string, at, n, shift in text.placed)
             out.extend(text.wrapped)
         else:

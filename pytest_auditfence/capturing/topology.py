@@ -6,6 +6,7 @@ names and the order of everything; no clock, no run ids and no order of concurre
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import defaultdict
@@ -463,11 +464,13 @@ def split_questions(text: str, questions_file: str) -> tuple[str, str]:
     return "\n".join(lines), "".join(f"{q}\n" for q in questions)
 
 
+@functools.lru_cache(maxsize=4096)  # a run names the same nodes, tools and labels in file after file
 def _safe(part: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in part)
     return cleaned.strip(".") or "_"
 
 
+@functools.lru_cache(maxsize=4096)
 def _path_of(name: str) -> str:
     return "/".join(_safe(p) for p in name.split("/"))
 
