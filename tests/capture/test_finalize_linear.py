@@ -115,3 +115,23 @@ def test_finalize_scans_what_each_round_adds_not_the_whole_state_again(tmp_path,
     message once per place it is rendered); the whole-text path scanned every node input in full (x3.4 here)."""
     small, large = (scanned_chars(tmp_path, monkeypatch, rounds) for rounds in (6, 12))
     assert large / small < 2.4, (small, large)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_share_lines_leaves_the_garbage_collector_as_it_found_it(enabled):
+    """share_lines holds the collector off while its line index (a tuple per line) is alive, and gives it back
+    in the state it found, also when a file cannot be stored."""
+    import gc
+
+    before = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        text = "".join(f"row {i} value {i * 7}\n" for i in range(200))
+        shared = tracefiles.share_lines([("tools/r1.txt", text, False), ("nodes/a/r1.input.txt", text, True)])
+        assert gc.isenabled() is enabled
+        assert "[auditfence: lines 1-201 of tools/r1.txt]" in shared["nodes/a/r1.input.txt"]
+        with pytest.raises(AttributeError):
+            tracefiles.share_lines([("tools/r2.txt", None, False)])  # type: ignore[list-item]
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if before else gc.disable)()
