@@ -5,7 +5,9 @@ share_lines; Manifest.to_json; file writes and folder creation; read_journal; jo
 rewrite) and prints the
 median over `--runs` finalizes, with the bare run's median for scale. CPU time (time.process_time: user and
 kernel time of this process), so other processes on a shared machine disturb it less than wall time.
-Usage: .venv/bin/python bench/finalize_stages.py [--runs 20] [--nodes 50]
+`--rounds 10,20,40` also times the finalize of trace_size.py's looping agent at those rounds (`--agent-runs`
+finalizes each) and prints each stage's growth per doubling of the rounds (2.0 is linear in the rounds).
+Usage: .venv/bin/python bench/finalize_stages.py [--runs 20] [--nodes 50] [--rounds 10,20,40 [--agent-runs 3]]
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import itertools
 import pathlib
 import statistics
 import tempfile
@@ -20,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import trace_size
 from capture_overhead import build
 from langchain_core.messages import HumanMessage
 
@@ -49,6 +53,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--nodes", type=int, default=50)
+    parser.add_argument("--rounds", default="", help="rounds of the looping agent, e.g. 10,20,40 (none: skip)")
+    parser.add_argument("--agent-runs", type=int, default=3)
+    parser.add_argument("--tool-kb", type=int, default=64)
     args = parser.parse_args()
     # finalize() imports these stages from their modules when it runs, so patching the modules reaches it.
     for owner, name, label in (
@@ -56,7 +63,10 @@ def main() -> None:
         (Redactor, "value", "  to_jsonable and redaction"),
         (store.BlobStore, "put_value", "  put_value"),
         (topology, "materialize", "materialize"),
+        *([(topology, "render_parts", "  rendering")] if hasattr(topology, "render_parts") else []),
+        *([(Redactor, "leaves_lines", "  redaction check of files")] if hasattr(Redactor, "leaves_lines") else []),
         (tracefiles, "share_lines", "share_lines"),
+        (tracefiles.LineSharer, "_remember", "  remembering lines"),
         (Manifest, "to_json", "manifest to_json"),
         (store, "read_journal", "read_journal"),
         (integrity, "journal_digest", "journal_digest"),
@@ -93,6 +103,37 @@ def main() -> None:
           f"finalize/bare {statistics.median(whole) / statistics.median(bare):.2f}")
     for label in sorted(stages, key=lambda k: -statistics.median(stages[k])):
         print(f"  {label:30s} {statistics.median(stages[label]) * 1000:7.2f}")
+    if args.rounds:
+        agent_rounds([int(r) for r in args.rounds.split(",")], args.agent_runs, args.tool_kb * 1024)
+
+
+def agent_rounds(rounds: list[int], runs: int, tool_bytes: int) -> None:
+    """CPU ms per stage of the looping agent's finalize at each number of rounds, and growth per doubling."""
+    columns: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in rounds:
+            times: dict[str, list[float]] = {}
+            for i in range(runs):
+                app = trace_size.build(n, tool_bytes)  # its fake model's replies are used up by one run
+                snap = Snapshot(Path(tmp) / f"agent{n}-{i}")
+                app.invoke({"messages": [("user", "Summarise HALV's filing.")]},
+                           config=snap.config(recursion_limit=2 * n + 10))
+                snap.set_report("Revenue grew in every period.")
+                gc.collect()
+                _spent.clear()
+                start = time.process_time()
+                snap.finalize()
+                times.setdefault("finalize", []).append(time.process_time() - start)
+                for label, seconds in _spent.items():
+                    times.setdefault(label, []).append(seconds)
+            columns.append({label: statistics.median(v) * 1000 for label, v in times.items()})
+    print(f"\nlooping agent (trace_size.py, {tool_bytes // 1024} KB per tool call), runs={runs}; CPU ms, medians")
+    print(f"  {'stage':30s}" + "".join(f"{f'{n} rounds':>11s}" for n in rounds)
+          + "".join(f"{f'x {a}->{b}':>11s}" for a, b in itertools.pairwise(rounds)))
+    for label in sorted(columns[-1], key=lambda k: -columns[-1][k]):
+        values = [c.get(label, 0.0) for c in columns]
+        growth = [f"{b / a:11.2f}" if a > 0.05 else f"{'-':>11s}" for a, b in itertools.pairwise(values)]
+        print(f"  {label:30s}" + "".join(f"{v:11.2f}" for v in values) + "".join(growth))
 
 
 if __name__ == "__main__":

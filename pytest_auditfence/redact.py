@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_auditfence.errors import AuditFenceError
-from pytest_auditfence.textfmt import ConversionHookError, decode_structure, to_jsonable
+from pytest_auditfence.textfmt import ConversionHookError, decode_structure, found_in_parts, to_jsonable
 
 __all__ = ["ENV_NAME_WORDS", "MIN_ENV_SECRET_LENGTH", "Redactor", "is_credential_key", "marker"]
 
@@ -258,6 +258,8 @@ class Redactor:
         ordered = sorted(self._env_names, key=lambda v: (-len(v), v))
         self._env_values = tuple(ordered)
         self._env_pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+        # A value with a line break could span two parts of a text (text_of_parts): then parts say nothing.
+        self._env_multiline = any("\n" in v for v in ordered)
 
     @property
     def env_names(self) -> tuple[str, ...]:
@@ -281,6 +283,20 @@ class Redactor:
         if self.extra is not None:
             redacted = self._run_extra(redacted)
         return redacted
+
+    def leaves_lines(self, parts: list[str], clean: dict[str, bool] | None = None) -> bool:
+        """Whether `text("\n".join(parts) + "\n")` is that text unchanged, found from the parts: no hint and
+        no env value spans a line break, so a text whose parts hold none holds none. A node's input holds
+        every earlier message again; `clean` remembers, per long part, whether it holds one (share it
+        between the texts of one batch, whose parts repeat as the same str objects). False means: redact."""
+        if not self.enabled:
+            return True
+        if self.extra is not None or self._env_multiline:
+            return False
+        return not found_in_parts(parts, self._may_redact, {} if clean is None else clean)
+
+    def _may_redact(self, s: str) -> bool:
+        return bool(_hints_in(s)) or any(v in s for v in self._env_values)
 
     def _builtin(self, s: str) -> str:
         # Repeat until nothing changes: a replacement can expose a neighbour to a boundary rule.

@@ -6,6 +6,7 @@ finalize, context manager); recording lives in `capturing/`, materialisation in 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -207,6 +208,7 @@ class Snapshot:
             max_output_chars=self._max_output_chars,
             wrap_at=self._wrap_at,
             redact_text=self._redactor.text,
+            unredacted=functools.partial(self._redactor.leaves_lines, clean={}),
         )
         kept = rec.blobs.referenced_bytes()  # blobs stored as lines of the text files about to be rewritten
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)

@@ -42,6 +42,7 @@ __all__ = [
     "stable_json",
     "to_jsonable",
     "truncate",
+    "truncate_lines",
 ]
 
 MAX_DEPTH = 64
@@ -620,10 +621,57 @@ Placement = tuple[str, int, int, int]
 def render_placed(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = None) -> tuple[str, list[Placement]]:
     """`render_jsonable`, and where each long string (at least _BLOCK_MIN characters, rendered as lines of
     its own) was placed in the text."""
+    parts, placed = render_parts(data, wrap_at=wrap_at, cache=cache)
+    return "\n".join(parts) + "\n", placed
+
+
+def render_parts(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = None) -> tuple[list[str], list[Placement]]:
+    """`render_placed`'s text as parts: `"\n".join(parts) + "\n"` is the text, and every value rendered
+    before (RenderCache) is one part, the same str object each time it is reused. Whoever scans the text
+    can then remember what it found in a part instead of scanning it again in every later file."""
     renderer = _Renderer(wrap_at, cache)
     renderer.value(data, 0, 0)
     placed: list[Placement] = []
-    return "\n".join(_wrapped(renderer.lines, wrap_at, placed)) + "\n", placed
+    parts: list[str] = []
+    max_indent = wrap_at // 2
+    lines = 0  # lines of the text before the next part (a block's part holds several)
+    for indent, text in renderer.lines:
+        if indent == _BLOCK:
+            if text.placed:
+                placed.extend((string, lines + at, n, shift) for string, at, n, shift in text.placed)
+            if text.wrapped:
+                parts.append(text.joined)
+                lines += len(text.wrapped)
+        else:
+            before = len(parts)
+            indent = min(indent, max_indent)
+            if text and indent + len(text) <= wrap_at:
+                parts.append(" " * indent + text)
+            else:
+                _wrap_line(indent, text, wrap_at, parts)
+            lines += len(parts) - before
+    return parts, placed
+
+
+# Parts of a text this long are remembered by `found_in_parts`; shorter ones are tested together.
+_REMEMBERED_PART = 256
+
+
+def found_in_parts(parts: list[str], test: Callable[[str], bool], memo: dict[str, bool]) -> bool:
+    """`test("\n".join(parts))` for a `test` that holds of a text when it holds of one of its lines (a
+    search for something without a line break), remembering in `memo` what it gave for each long part: the
+    parts of later files repeat as the same str objects, so each is tested once per memo."""
+    short: list[str] = []
+    for part in parts:
+        if len(part) < _REMEMBERED_PART:
+            short.append(part)
+            continue
+        found = memo.get(part)
+        if found is None:
+            found = memo[part] = test(part)
+        if found:
+            return True
+    return test("\n".join(short))
 
 
 # A string at least this long (or a message) is rendered once per indent and reused (RenderCache).
@@ -635,14 +683,22 @@ class _Block:
     """The lines one value rendered to at one indent: as logical (indent, text) lines, wrapped, and where the
     long strings in it were placed (relative to its first line)."""
 
-    __slots__ = ("lines", "wrapped", "placed")
+    __slots__ = ("lines", "wrapped", "placed", "_joined")
 
     def __init__(self, lines: list[tuple[int, Any]], wrap_at: int, string: str | None, indent: int) -> None:
         self.lines = lines
         self.placed: list[Placement] = []
         self.wrapped = _wrapped(lines, wrap_at, self.placed)
+        self._joined: str | None = None
         if string is not None and self.wrapped:
             self.placed.append((string, 0, len(self.wrapped), min(indent, wrap_at // 2)))
+
+    @property
+    def joined(self) -> str:
+        """The wrapped lines as one text (no final newline), made once: the same str in every file."""
+        if self._joined is None:
+            self._joined = "\n".join(self.wrapped)
+        return self._joined
 
 
 class _Renderer:
@@ -910,35 +966,43 @@ def _wrapped(lines: list[tuple[int, Any]], wrap_at: int, placed: list[Placement]
     out: list[str] = []
     for indent, text in lines:
         if indent == _BLOCK:
-            if placed is not None:
+            if placed is not None and text.placed:
                 placed.extend((string, len(out) + at, n, shift) for string, at, n, shift in text.placed)
             out.extend(text.wrapped)
-            continue
-        indent = min(indent, max_indent)
-        if not text:
-            out.append("")
-            continue
-        pad = " " * indent
-        if indent + len(text) <= wrap_at:
-            out.append(pad + text)
-            continue
-        cont_pad = " " * (indent + 2)
-        width, pos, first = wrap_at - indent, 0, True
-        while pos < len(text):
-            if len(text) - pos <= width:
-                out.append((pad if first else cont_pad) + text[pos:])
-                break
-            cut = text.rfind(" ", pos + 1, pos + width + 1)
-            piece = text[pos:cut].rstrip(" ") if cut > pos else ""
-            if piece:
-                nxt = cut + 1
-                while nxt < len(text) and text[nxt] == " ":
-                    nxt += 1
+        else:
+            indent = min(indent, max_indent)
+            if text and indent + len(text) <= wrap_at:
+                out.append(" " * indent + text)
             else:
-                piece, nxt = text[pos : pos + width], pos + width
-            out.append((pad if first else cont_pad) + piece)
-            pos, first, width = nxt, False, wrap_at - indent - 2
+                _wrap_line(indent, text, wrap_at, out)
     return out
+
+
+def _wrap_line(indent: int, text: str, wrap_at: int, out: list[str]) -> None:
+    """Append one logical line to `out`, wrapped at `wrap_at` (`indent` is capped already)."""
+    if not text:
+        out.append("")
+        return
+    pad = " " * indent
+    if indent + len(text) <= wrap_at:
+        out.append(pad + text)
+        return
+    cont_pad = " " * (indent + 2)
+    width, pos, first = wrap_at - indent, 0, True
+    while pos < len(text):
+        if len(text) - pos <= width:
+            out.append((pad if first else cont_pad) + text[pos:])
+            break
+        cut = text.rfind(" ", pos + 1, pos + width + 1)
+        piece = text[pos:cut].rstrip(" ") if cut > pos else ""
+        if piece:
+            nxt = cut + 1
+            while nxt < len(text) and text[nxt] == " ":
+                nxt += 1
+        else:
+            piece, nxt = text[pos : pos + width], pos + width
+        out.append((pad if first else cont_pad) + piece)
+        pos, first, width = nxt, False, wrap_at - indent - 2
 
 
 # --------------------------------------------------------------------------------------------
@@ -960,7 +1024,28 @@ def truncate(text: str, max_chars: int) -> tuple[str, bool]:
     total = len(text)
     if total <= max_chars:
         return text, False
-    head = text[:max_chars]
+    return _truncated(text[:max_chars], total, max_chars), True
+
+
+def truncate_lines(parts: list[str], max_chars: int) -> tuple[str, bool]:
+    """`truncate("\n".join(parts) + "\n", max_chars)`, joining only the parts the kept head needs: a node's
+    input holds the whole state, most of which lies past the cut."""
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+        return truncate("\n".join(parts) + "\n", max_chars)  # the same error
+    total = sum(map(len, parts)) + max(len(parts), 1)  # the line breaks between parts and the last one
+    if total <= max_chars:
+        return "\n".join(parts) + "\n", False
+    size, needed = 0, len(parts)
+    for index, part in enumerate(parts):
+        size += len(part) + 1
+        if size >= max_chars:
+            needed = index + 1
+            break
+    head = "\n".join(parts[:needed]) + "\n"
+    return _truncated(head[:max_chars], total, max_chars), True
+
+
+def _truncated(head: str, total: int, max_chars: int) -> str:
     half = max_chars // 2
     cut = head.rfind("\n", half)
     if cut < 0 or cut < half:
@@ -970,4 +1055,4 @@ def truncate(text: str, max_chars: int) -> tuple[str, bool]:
     dropped = total - len(head)
     marker = f"[auditfence: truncated {dropped} of {total} characters; raise max_output_chars to keep more]"
     separator = "" if not head or head.endswith("\n") else "\n"
-    return f"{head}{separator}{marker}\n", True
+    return f"{head}{separator}{marker}\n"

@@ -6,6 +6,7 @@ names and the order of everything; no clock, no run ids and no order of concurre
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import defaultdict
@@ -24,7 +25,15 @@ from pytest_auditfence.manifest import (
     NodeRecord,
     StepRecord,
 )
-from pytest_auditfence.textfmt import BINARY_MARKER, Placement, RenderCache, render_placed, truncate
+from pytest_auditfence.textfmt import (
+    BINARY_MARKER,
+    Placement,
+    RenderCache,
+    found_in_parts,
+    render_parts,
+    truncate,
+    truncate_lines,
+)
 
 START_NODE = "__start__"
 REPORT_NODE = "__report__"
@@ -455,13 +464,19 @@ def split_questions(text: str, questions_file: str) -> tuple[str, str]:
     return "\n".join(lines), "".join(f"{q}\n" for q in questions)
 
 
+@functools.lru_cache(maxsize=4096)  # a run names the same nodes, tools and labels in file after file
 def _safe(part: str) -> str:
     cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in part)
     return cleaned.strip(".") or "_"
 
 
+@functools.lru_cache(maxsize=4096)
 def _path_of(name: str) -> str:
     return "/".join(_safe(p) for p in name.split("/"))
+
+
+# A rendered file shorter than this is scanned whole: its parts, remembered, would cost more than they save.
+_WHOLE_TEXT_BELOW = 16_384
 
 
 def materialize(
@@ -472,8 +487,13 @@ def materialize(
     max_output_chars: int = 200_000,
     wrap_at: int = 400,
     redact_text: Callable[[str], str] | None = None,
+    unredacted: Callable[[list[str]], bool] | None = None,
 ) -> Materialized:
-    """Fold journal events into the manifest and the text files; same events -> same bytes."""
+    """Fold journal events into the manifest and the text files; same events -> same bytes.
+
+    `unredacted(parts)`, when given, says from a rendered file's `render_parts` whether `redact_text` would
+    leave its text as it is: a node's input repeats every earlier message, and the parts let each repeated
+    message be scanned (for secrets, binary data and the truncation point) once, not once per later file."""
     b = _Builder(events, load)
     b.assign_keys()
     edges, parents, step_upstream = b.edges()
@@ -490,19 +510,29 @@ def materialize(
     # of earlier files: rendered without a second conversion, each repeated message and long string once.
     cache = RenderCache()
     placed: dict[str, list[Placement]] = {}
+    binary_parts: dict[str, bool] = {}  # long parts (repeated messages) by whether they show binary data
 
-    def render(content: Any, path: str | None = None) -> str:
-        text, strings = render_placed(content, wrap_at=wrap_at, cache=cache)
+    def render(content: Any, path: str | None = None) -> list[str]:
+        parts, strings = render_parts(content, wrap_at=wrap_at, cache=cache)
         if strings and path is not None:
             placed[path] = strings
-        return text
+        return parts
+
+    def shows_binary(parts: list[str]) -> bool:
+        return found_in_parts(parts, lambda text: BINARY_MARKER in text, binary_parts)  # a marker has no break
 
     def write(path: str, content: Any, *, raw_text: bool = False, **fields: Any) -> None:
-        text = content if raw_text else render(content, path)
-        if redact_text is not None:
-            text = redact_text(text)
-        binary = BINARY_MARKER in text
-        text, cut = truncate(text, max_output_chars)
+        parts = None if raw_text else render(content, path)
+        if parts is not None and unredacted is not None and sum(map(len, parts)) >= _WHOLE_TEXT_BELOW \
+                and unredacted(parts):  # nothing to redact: searched and cut part by part
+            binary = shows_binary(parts)
+            text, cut = truncate_lines(parts, max_output_chars)
+        else:
+            text = content if parts is None else "\n".join(parts) + "\n"
+            if redact_text is not None:
+                text = redact_text(text)
+            binary = BINARY_MARKER in text
+            text, cut = truncate(text, max_output_chars)
         files[path] = text
         records.append(FileRecord(path=path, sha256=sha256_text(text), truncated=cut, binary=binary, **fields))
         node_files[fields["node"]].append(path)
@@ -511,7 +541,7 @@ def materialize(
     for number, graph in enumerate(roots, start=1):
         # The user's questions apart from the rest of the input: an echo of "Did revenue grow 14%?" is not
         # evidence that revenue grew 14% (Policy.questions_are_evidence says whether the audit may use them).
-        statements, questions = split_questions(render(value(graph.input_blob)),
+        statements, questions = split_questions("\n".join(render(value(graph.input_blob))) + "\n",
                                                 f"input/r{number}.questions.txt")
         write(f"input/r{number}.txt", statements, raw_text=True, kind="input", node=INPUT_NODE, round=number)
         if questions:
