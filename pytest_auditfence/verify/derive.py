@@ -382,6 +382,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # percentage of sales represented by net other income': 'Sales' and 'Other income (expense), net')
     partial = [] if of_wholes else [members[:MAX_GROUP] for row in _partly_named(claim.claim, score, named)
                                     for members in period_series(dated[row], index, subject, words - _stems(row[1]))]
+    if {"mean", "difference"} <= ops and len(_MEAN_WORD.findall(claim.claim)) >= 2:
+        # 'the difference between average X and average Y' is a difference of two means: one mean alone, or a pair
+        # of cells, that gives its figure is a chance
+        return _two_step(claim, q, index, own, rows, named, by_column, ops, slack_of(q))
     for members in series + partial:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
                               spread=periods_spread)

@@ -288,6 +288,7 @@ class ClaimSubject:
     metrics: frozenset[str]
     periods: frozenset[Period]
     sides: frozenset[tuple[str, str]] = frozenset()  # the sides of label axes it names (see `label_sides`)
+    months: frozenset[int] = frozenset()  # the months it names by rank ('the second to third month': 2 and 3)
 
 
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
@@ -309,7 +310,50 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
-                        within_year(frozenset(periods), text), label_sides(text))
+                        within_year(frozenset(periods), text), label_sides(text), ordinal_months(text))
+
+
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+             "twelfth")
+_ORDINAL = "(" + "|".join(_ORDINALS) + ")"
+_ORDINAL_MONTHS = re.compile(r"(?i)\b" + _ORDINAL + r"(?:\s*(?:to|and|through|-|–)\s*(?:the\s+)?" + _ORDINAL
+                             + r")?\s+months?\b")
+
+
+def ordinal_months(text: str) -> frozenset[int]:
+    """The months a text names by rank ('the first month' 1, 'the second to third month period' 2 and 3): the rows
+    of a table of consecutive month periods, counted from its first ('January 26, 2019 - February 22, 2019')."""
+    months: set[int] = set()
+    for m in _ORDINAL_MONTHS.finditer(text):
+        lo = _ORDINALS.index(m.group(1).lower()) + 1
+        hi = _ORDINALS.index(m.group(2).lower()) + 1 if m.group(2) else lo
+        months.update(range(lo, max(lo, hi) + 1))
+    return frozenset(months)
+
+
+def month_rank(index: SourceIndex, file: int, start: int, label: CellLabel) -> int | None:
+    """The rank of a cell's row among the rows of its column that are month periods, in source order: rows labelled
+    by their dates alone ('January 26, 2019 - February 22, 2019', read as the period 2019 with no words left), two
+    or more of them within one year. None for any other row (a 'Total', a row of years)."""
+    key = ("month rows", file, label.caption, label.columns)
+    ranks = index.memo.get(key)
+    if ranks is None:
+        fi = index.files[file]
+        starts = sorted({fi.starts[item] for item, other in fi.labels.items()
+                        if other.caption == label.caption and other.columns == label.columns and not other.row
+                        and other.periods})
+        periods = {fi.label_at(at).periods for at in starts}
+        ranks = index.memo[key] = {at: n for n, at in enumerate(starts, 1)} if len(periods) < len(starts) else {}
+    return ranks.get(start) if not label.row and label.periods else None
+
+
+def month_apart(subject: ClaimSubject, file: int, start: int, label: CellLabel, index: SourceIndex) -> bool:
+    """Is the cell's row a month period of another rank than every one the claim names ('the first month' is not
+    the row of February 23 - March 22, the second)? A row of no month period (a 'Total') is not apart here."""
+    if not subject.months:
+        return False
+    rank = month_rank(index, file, start, label)
+    return rank is not None and rank not in subject.months
 
 
 def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
@@ -443,6 +487,8 @@ def subject_words(claim: ClaimRecord, q: Quantity) -> list[str]:
 
 
 _TOTAL = re.compile(r"(?i)\btotal\b")
+# a row labelled 'Total' and nothing else (its subject is its column's or its section's)
+_BARE_TOTAL = re.compile(r"(?i)^\W*total\W*$")
 # the key a claim or a row label holds when it says 'total': 'total' is a stopword (it names no subject on its
 # own), but a total row ('Total current tax expense') is another row than its parts ('UK current tax expense')
 TOTAL_KEY = "total"
@@ -532,15 +578,16 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
         other = index.label(o)
         if o.file != file or other is None or (other.row, other.section) == (label.row, label.section):
             continue
+        sided = _sided_better(subject, label, other)
         # a row named all but one word outnames only a row whose every shared word it shares too ('Power - Cable
         # Installation' shares only 'power' with a claim about power operations, maintenance and construction)
         if not row_named(subject, other) and not (_nearly_named(subject, other)
-                                                  and own <= subject_keys(other.subject_text)):
+                                                  and own <= subject_keys(other.subject_text)) and not sided:
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
         theirs = _shared(subject, other)
-        if theirs > shared:
+        if theirs > shared or sided:
             return True
         # two rows under one section row ('Interest income' and 'Interest expense' under 'Other income (expense)')
         # share its words alike: the tie is broken by the words of their own labels
@@ -548,6 +595,24 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
                 and _shared(subject, replace(other, section="")) > _shared(subject, replace(label, section="")):
             return True
     return False
+
+
+def _sided_better(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:
+    """Does another row name the side of an axis the claim names ('non-current' of 'Derivative financial
+    instruments, non-current liability') where the cell's row, section and columns name no side of that axis (a
+    'Total' of the derivative liabilities), share a word of the claim besides, and every word of the claim that the
+    cell's own row label holds? Then it is the claim's row. ('Inventory' under a section 'Deferred tax assets' that
+    a list of records drops stays the claim's about the deferred tax assets for inventory: 'Net deferred tax
+    assets' lacks 'inventory'.)"""
+    own = {axis for axis, _ in cell_sides(label)}
+    theirs = cell_sides(other)
+    return any(axis not in own and (axis, side) in theirs for axis, side in subject.sides) \
+        and bool(row_stems(other) & subject.keys - _side_stems(subject)) \
+        and subject_keys(label.row) & subject.keys <= subject_keys(other.subject_text)
+
+
+def _side_stems(subject: ClaimSubject) -> frozenset[str]:
+    return frozenset(subject_keys(" ".join(side for _, side in subject.sides)))
 
 
 def _nearly_named(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -561,8 +626,10 @@ def _nearly_named(subject: ClaimSubject, label: CellLabel) -> bool:
 
 def _shared(subject: ClaimSubject, label: CellLabel) -> int:
     """How many of the claim's stems a cell's row and section share, its 'total' among them when both say it: for
-    a claim about 'total other assets' the row 'Total other assets' is named better than 'Other assets'."""
-    total = TOTAL_KEY in subject.keys and TOTAL_KEY in row_stems(label)
+    a claim about 'total other assets' the row 'Total other assets' is named better than 'Other assets', and for
+    one about 'total warrants outstanding' a row 'Total' alone better than a row of the column 'Outstanding'
+    labelled by a date ('Aug - 2019')."""
+    total = TOTAL_KEY in subject.keys and (TOTAL_KEY in row_stems(label) or _BARE_TOTAL.match(label.row) is not None)
     return len(subject_keys(label.subject_text) & subject.keys) + total
 
 
@@ -609,7 +676,8 @@ def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject,
         ok = backs.get(label)
         if ok is None:
             ok = backs[label] = cell_backs(subject, label) and not column_outnamed(subject, label, f, index)
-        if ok:
+        # (rows of month periods share one label: their rank is the cell's, not the label's)
+        if ok and not month_apart(subject, f, index.files[f].starts[item], label, index):
             result.append(Observed(index.files[f].quantities[item].value, f, item))
             if len(result) == limit:
                 break
@@ -674,6 +742,8 @@ def conflicting_cell(
     if period is None and any(quantities.quantities_match(q, index.quantity(o)) for o, _ in winners):
         return None
     o, label = min(winners, key=lambda w: (abs(index.quantity(w[0]).value - q.value), w[0].file, w[0].item))
+    if quantities.quantities_match(q, index.quantity(o)):
+        return None  # the cell holds the claimed figure (at its scale): no other value
     return o, label, period
 
 
@@ -960,7 +1030,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 kept.append(m)
             continue
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
-            if cell_backs(subject, label) and not outnamed(claim, subject, label, position[m.source], index) \
+            if cell_backs(subject, label) and not month_apart(subject, position[m.source], m.offset, label, index) \
+                    and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):
