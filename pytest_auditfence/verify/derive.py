@@ -174,7 +174,7 @@ def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
     *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
     apart: Callable[[Observed, Observed], bool] | None = None, unsigned: bool | None = None,
-    spread: frozenset[Period] = frozenset(),
+    spread: frozenset[Period] = frozenset(), shares: bool = False,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
@@ -185,7 +185,9 @@ def derive_figure(
     `unsigned`: whether the claim states a change without its sign ('a decrease of 0.2', 'the difference'); when
     given, a difference of two cells of two periods is the later minus the earlier, or the other way round only
     for a positive figure so stated (-0.2 is no change from 0.5 to 0.7). `spread`: the three or more periods the
-    claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them."""
+    claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them.
+    `shares`: the pool is a series or the rows of a column that the claim names (see `table_derivation`), whose
+    percentages it may total where it says so ('the total percentage of revenue from Apple and Huawei in 2017')."""
     rates = relative if rates is None else rates
     slack = slack_of(q)
     # a figure in percentage points is a difference of two rates: no ratio nor relative change is one
@@ -237,6 +239,10 @@ def derive_figure(
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
                                 and one_subject(index, a, b, keys) and significant_digits(q.text) >= 2):
                     return f"{shown(qa)} - {shown(qb)} = {q.text}", [a, b]
+            elif shares and qa.kind == "percent" and ops is not None and "sum" in ops and 100.0 not in (qa.value, qb.value) \
+                    and index.position(a) < index.position(b) and abs(qa.value + qb.value - q.value) <= slack \
+                    and (not spread or covers(a, b)):
+                return f"{shown(qa)} + {shown(qb)} = {q.text}", [a, b]
             elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change") and not points:
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
                 if abs(change - q.value) <= slack and _in_order(index, b, a):
@@ -351,8 +357,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             # for a change along a row, is never the claim's in a column ('the 2019 share' is no 2018 share)
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
     named = _named_rows(score)
-    other_sections = _other_sections(named, subject.keys)
+    other_sections = _other_sections(named, subject.keys, lambda row: any(
+        same_family(q, index.quantity(o)) for o in dated.get(row, ())))
     named = [row for row in named if row not in other_sections]
+    ops = _row_named_ops(claim, ops, named)
     columns = {key: kept for key, members in columns.items()
                if (kept := [o for o in members if _row_of(o, index) not in other_sections])}
     for row in named:
@@ -388,7 +396,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         return _two_step(claim, q, index, own, rows, named, by_column, ops, slack_of(q))
     for members in series + partial:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
-                              spread=periods_spread)
+                              spread=periods_spread, shares=True)
         if found is not None:
             return found
     for members in series:
@@ -413,7 +421,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
 
     for members in pairs:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates,
-                              apart=apart, unsigned=unsigned, spread=periods_spread)
+                              apart=apart, unsigned=unsigned, spread=periods_spread, shares=True)
         if found is not None:
             return found
     slack = slack_of(q)
@@ -473,11 +481,12 @@ def _row_of(o: Observed, index: SourceIndex) -> tuple:
     return (o.file, label.row, label.section, label.caption)
 
 
-def _other_sections(named: list[tuple], keys: frozenset[str]) -> set[tuple]:
+def _other_sections(named: list[tuple], keys: frozenset[str], fits: Callable[[tuple], bool]) -> set[tuple]:
     """Rows of one label repeated under several section rows ('Internal valuation' under 'Freehold:' and under
     'Leasehold:'): where the claim names the section of some ('the freehold internal valuation'), those under a
     section it does not name are another subject's, and no operand of its mean, sum or change (a mean of the
-    leasehold row passed for the freehold one). Rows of other labels are left alone."""
+    leasehold row passed for the freehold one). Rows of other labels are left alone. A section whose rows hold no
+    figure of the claimed kind (`fits`: '% Revenues by Geography' for an amount of revenue) is not the one named."""
     by_label: dict[tuple, list[tuple]] = {}
     for row in named:
         by_label.setdefault((row[0], row[1].strip().lower(), row[3]), []).append(row)
@@ -486,10 +495,24 @@ def _other_sections(named: list[tuple], keys: frozenset[str]) -> set[tuple]:
         if len({row[2] for row in rows}) < 2:
             continue
         own = frozenset(subject_keys(rows[0][1]))
-        chosen = {row for row in rows if (frozenset(subject_keys(row[2])) - own) & keys}
+        chosen = {row for row in rows if (frozenset(subject_keys(row[2])) - own) & keys and fits(row)}
         if chosen:
             out.update(row for row in rows if row not in chosen)
     return out
+
+
+_CHANGE_CUE = re.compile(r"(?i)\b(?:change|increase|decrease|difference)\b")
+
+
+def _row_named_ops(claim: ClaimRecord, ops: frozenset[str], named: list[tuple]) -> frozenset[str]:
+    """The claim's operations less a change whose every cue word is a word of a row it names ('the average net
+    change in cash balance': the row 'Net change in cash balance', averaged, not differenced), where the claim
+    cues another operation besides."""
+    cues = {m.group().lower() for m in _CHANGE_CUE.finditer(claim.claim)}
+    rest = ops - {"change", "difference"}
+    if not cues or not rest or not any(cues <= {w.lower() for w in re.findall(r"[A-Za-z]+", row[1])} for row in named):
+        return ops
+    return rest
 
 
 def _named_rows(score: dict[tuple, float]) -> list[tuple]:
@@ -1095,6 +1118,25 @@ def period_span(claim: ClaimRecord, q: Quantity) -> str | None:
     if abs(len(years) * _YEAR_SECONDS - q.value) > q.tolerance + 1.0:
         return None
     return f"{years[-1]} - {years[0]} + 1 = {q.text} (the claim's own period range)"
+
+
+_THE_BEFORE = re.compile(r"(?i)\bthe\s*$")
+
+
+def table_span(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> str | None:
+    """'the average net change in cash balance across the 2 years': a number of years after 'the', in a claim that
+    names no year, that is the number of years the table rows it names hold, refers to those years (as 'the 3 years
+    from 2017 to 2019' does, see `period_span`); it is no figure a source states."""
+    if q.kind != "duration" or q.unit != "yr" or not _THE_BEFORE.search(claim.claim[:max(0, q.start - claim.start)]):
+        return None
+    own = claim_subject(claim)
+    if own.periods:
+        return None
+    years = {year for o in subject_cells(claim, index, own, limit=TABLE_POOL)
+             if (label := index.label(o)) is not None and row_named(own, label) for year, _ in label.periods}
+    if len(years) < 2 or abs(len(years) * _YEAR_SECONDS - q.value) > q.tolerance + 1.0:
+        return None
+    return f"{q.text}: the years of the rows the claim names ({', '.join(map(str, sorted(years)))})"
 
 
 def candidate_pool(claim: ClaimRecord, q: Quantity, index: SourceIndex, near_lines: set[tuple[int, int]]) -> list[tuple[int, Observed]]:

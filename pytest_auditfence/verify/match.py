@@ -370,9 +370,20 @@ _LABEL_AXES = [(axis, side, re.compile(r"\b(?:" + "|".join(patterns) + r")\b"))
 @lru_cache(maxsize=8192)
 def label_sides(text: str) -> frozenset[tuple[str, str]]:
     """The (axis, side) pairs of vocabulary.LABEL_AXES that a text names ('Due after more than one year' names
-    ('maturity', 'after'); 'Diluted' names ('shares', 'diluted'))."""
+    ('maturity', 'after'); 'Diluted' names ('shares', 'diluted')), and the ranges of numbers it names as sides of
+    the axis 'range' ('91–180' of an ageing table's column, '91-180 days' of a claim)."""
     low = text.lower()
-    return frozenset((axis, side) for axis, side, pattern in _LABEL_AXES if pattern.search(low)) | maturity_spans(low)
+    return frozenset((axis, side) for axis, side, pattern in _LABEL_AXES if pattern.search(low)) | maturity_spans(low) \
+        | frozenset(("range", f"{m.group(1)}-{m.group(2)}") for m in NUMBER_RANGE.finditer(low) if not _years(m))
+
+
+def _years(m: re.Match[str]) -> bool:
+    """Is a range of numbers one of years ('2017 to 2019', '2018-2019')? Periods tell those apart, not the axis."""
+    return all(1900 <= int(g) <= 2100 for g in m.groups())
+
+
+# a range of two whole numbers ('1–90', '91-180 days', '181 to 360')
+NUMBER_RANGE = re.compile(r"(?<![\d.,])(\d{1,4})\s*(?:-|–|—|to)\s*(\d{1,4})(?![\d.,])")
 
 
 _MATURITY_SPANS = [(kind, re.compile(r"\b" + pattern + r"\b")) for kind, pattern in vocabulary.MATURITY_SPANS]

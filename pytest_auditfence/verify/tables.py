@@ -476,9 +476,14 @@ _FOOTNOTE = re.compile(r"\s*(?:\(\d{1,2}\)|\[\d{1,2}\]|\*+)\s*:?$")
 
 
 def _is_worded_header(text: str) -> bool:
-    """A column name holding a number among its words ('53 weeks', 'Level 2', '1-3 years', 'Note 5'): a header cell
-    where a line of cells apart stands above a table's first row (under its rows, such a line is a row of words)."""
-    return not _is_figure(text) and re.search(r"[A-Za-z]{2,}", text) is not None
+    """A column name holding a number among its words ('53 weeks', 'Level 2', '1-3 years', 'Note 5'), or a range or
+    bound of numbers ('1–90', '>360' of an ageing table's days past due): a header cell where a line of cells apart
+    stands above a table's first row (under its rows, such a line is a row of words)."""
+    return not _is_figure(text) and (re.search(r"[A-Za-z]{2,}", text) is not None
+                                     or _BOUND.fullmatch(text.strip()) is not None)
+
+
+_BOUND = re.compile(r"\d{1,4}\s*[-–—]\s*\d{1,4}|[<>≤≥]\s*\d{1,4}|\d{1,4}\s*\+")
 
 
 _HEADER_CELL = 40

@@ -13,11 +13,11 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, restated_conversion, span_of,
+    candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
     spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_operand,
+    COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_operand,
     prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, counts_a_noun, is_weak
@@ -196,7 +196,15 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         shown = ", ".join(q.text for q in claim.quantities if reasons.get(q.start) == why)
         notes.append(f"not checked, {why} (counting a table's cells is not done): {shown}")
     to_check = [q for q in claim.quantities if q.start not in reasons]
+    labels = [q for q in to_check if _names_a_range_label(claim, q, index)]
+    if labels:
+        notes.append(f"not checked, a range that names a table's column or row: {', '.join(q.text for q in labels)}")
+        to_check = [q for q in to_check if q not in labels]
     own = [q for q in to_check if not is_weak(q) and period_span(claim, q) is not None]
+    spans = [q for q in to_check if q not in own and table_span(claim, q, index) is not None]
+    if spans:
+        notes.append(f"not checked, the number of the years of the rows the claim names: {', '.join(q.text for q in spans)}")
+        to_check = [q for q in to_check if q not in spans]
     # a small number about a subject a table holds ('the expected term in 2019 was 0.5') is checked: its
     # row and period place it, where in prose it would match something anywhere by chance
     # and so is a count with its noun ('5 operating segments'): a claimed figure like any other
@@ -335,6 +343,26 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             "notes": [*claim.notes, *dict.fromkeys(n for n in notes if n)],
         }
     )
+
+
+def _range_labels(index: SourceIndex) -> frozenset[tuple[str, str]]:
+    """The ranges that name a table's columns or rows in the sources ('1–90' and '91–180' of an ageing table's
+    'Days past due' columns), as pairs of their ends."""
+    found = index.memo.get("range labels")
+    if found is None:
+        texts = {t for fi in index.files for label in set(fi.labels.values()) for t in (*label.columns, label.row)}
+        found = frozenset((m.group(1), m.group(2)) for t in texts for m in NUMBER_RANGE.finditer(t))
+        index.memo["range labels"] = found
+    return found
+
+
+def _names_a_range_label(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:
+    """Is the figure an end of a range the claim writes as a table's sources name a column or row ('the
+    difference between 1-90 and 91-180 days past due' of columns '1–90' and '91–180')? Then it says which cells
+    the claim is about, and is no figure to look up; the cells' figures are checked as ever."""
+    at = q.start - claim.start
+    return any(m.start() <= at < m.end() and (m.group(1), m.group(2)) in _range_labels(index)
+               for m in NUMBER_RANGE.finditer(claim.claim))
 
 
 # A numbered document, field, place or class ('Form 4506', 'Line 21', 'Section 121', 'Route 66', 'Tier 1')
