@@ -1351,24 +1351,28 @@ def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) ->
     return bool(theirs) and not event & theirs
 
 
-def counted_noun(text: str, end: int) -> str | None:
-    """The stem of the plural noun a whole number ending at `end` counts ('12 new stores': 'store'), or None."""
+def counted_words(text: str, end: int) -> frozenset[str] | None:
+    """The stems of the words a whole number ending at `end` counts ('12 new stores': 'new', 'store'; '3 marigold
+    seedlings': 'marigold', 'seedling'), or None where no plural noun follows it (`COUNTED_NOUN`)."""
     m = vocabulary.COUNTED_NOUN.match(text, end)
-    return subject_stem(m.group().split()[-1].lower()) if m else None
+    if m is None:
+        return None
+    return frozenset(subject_stem(w) for w in m.group().lower().split() if w not in STOPWORDS)
 
 
 def other_noun_counted(claim: ClaimRecord, q: Quantity, loaded: LoadedFile, start: int, end: int) -> bool:
-    """Is the source figure a count of another noun than the claimed count's, one its clause does not name ('acquire
-    130 stores' by 'targeting over 130 total locations')? Only a source number right before its noun counts
-    (`COUNTED_NOUN`), not one after a colon or in a range ('Romans 12:17', 'ages 19-30', '2-3 digit numbers')."""
+    """Is the source figure a count of other things than the claimed count's, things its clause does not name
+    ('acquire 130 stores' by 'targeting over 130 total locations'; '3 marigold seedlings' and '3 marigolds' count one
+    thing)? Only a source number right before its noun counts (`COUNTED_NOUN`), not one after a colon or in a range
+    ('Romans 12:17', 'ages 19-30', '2-3 digit numbers')."""
     if not counts_a_noun(claim.claim, q, claim.start):
         return False
-    claimed = counted_noun(claim.claim, q.end - claim.start)
+    claimed = counted_words(claim.claim, q.end - claim.start)
     text = loaded.text
-    if claimed is None or text[start - 1:start] in (":", "-", "\u2013") or text[end:end + 1] in (":", "-", "\u2013"):
+    if not claimed or text[start - 1:start] in (":", "-", "\u2013") or text[end:end + 1] in (":", "-", "\u2013"):
         return False
-    stated = counted_noun(text, end)
-    return stated is not None and stated != claimed and claimed not in subject_keys(source_clause(loaded, start, end))
+    stated = counted_words(text, end)
+    return stated is not None and not stated & claimed and not claimed & subject_keys(source_clause(loaded, start, end))
 
 
 # a count right after another count's noun and a preposition ('12 stores in 5 countries'): the group is that noun

@@ -17,7 +17,8 @@ from pytest_auditfence.verify.derive import (
     spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
-    COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, find_atom, locate, metrics_of, prose_operand,
+    COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
+    metrics_of, prose_operand,
     prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.normalise import PER_UNIT, counts_a_noun, is_weak
@@ -70,6 +71,8 @@ def _check_quantity(
     # An amount per something ('revenue per employee') is not contradicted by the whole amount it divides.
     per_unit = PER_UNIT.search(claim.claim) is not None
     computed = COMPUTED.search(claim.claim[:max(0, q.start - claim.start)]) is not None
+    # a count in words ('acquire five stores') is contradicted in prose only by a count of its own things
+    spelled_count = counted_words(claim.claim, q.end - claim.start) if not any(c.isdigit() for c in q.text) else None
     for score, o in ([] if computed else pool):
         if index.label(o) is not None:
             continue  # a table cell contradicts only as the cell of the claim's row and period (above)
@@ -81,6 +84,8 @@ def _check_quantity(
             and quantities.comparable(q, observed))
         if per_unit and "per" not in label_of(index.loaded(o.file), observed.start).lower().replace("_", " ").split():
             continue
+        if spelled_count and not (counted_words(index.loaded(o.file).text, observed.end) or set()) & spelled_count:
+            continue  # 'two perpendicular edges' is no count of the '90 degrees' of its sentence: counts of its things only
         if score >= 1 and comparable and _same_subject(index, o, claim, keys):
             return AtomResult(
                 q.text,
