@@ -621,6 +621,10 @@ def _fenced(fence: array[float], rows: range, key: Callable[[int], float], value
     return (bisect_right if right else bisect_left)(rows, value, lo, hi, key=key)
 
 
+# A table cell of the index as one integer: its file times this, plus its item (a file's items fit 32 bits)
+_CELL_CODE = 1 << 32
+
+
 # Figures whose `Quantity` an index keeps once read; past this the memo starts again (about 2 MB at most)
 _QUANTITY_MEMO = 4096
 
@@ -649,7 +653,7 @@ class SourceIndex:
         self.files = files
         self.store = store
         self._names: dict[int, _SourceNames] = {}
-        self._labelled: dict[str, list[tuple[int, int]]] = {}
+        self._labelled: dict[str, array[int]] = {}
         # results of the stages' searches per claim (subject cells), kept for the index's life (one audit unit)
         self.memo: dict[object, object] = {}
         self._flat_texts: dict[int, str] = {}
@@ -750,20 +754,25 @@ class SourceIndex:
 
     def labelled_with(self, word: str) -> list[tuple[int, int]]:
         """(file, item) of the table cells whose label holds `word`, in source order (memoised per word)."""
+        return [divmod(cell, _CELL_CODE) for cell in self._labelled_codes(word)]
+
+    def _labelled_codes(self, word: str) -> array[int]:
+        """The cells of `labelled_with(word)` as file * `_CELL_CODE` + item, ascending (8 bytes a cell where a
+        list of tuples held 64 or more)."""
         cells = self._labelled.get(word)
         if cells is None:  # built per word asked (a claim's words), not for every word of the corpus
-            cells = self._labelled[word] = [(f, i) for f, fi in enumerate(self.files)
-                                            for i in fi.words.get(word, ()) if i in fi.labels]
+            cells = self._labelled[word] = array("Q", [f * _CELL_CODE + i for f, fi in enumerate(self.files)
+                                                       for i in fi.words.get(word, ()) if i in fi.labels])
         return cells
 
     def labelled_with_any(self, words: Iterable[str]) -> Iterator[tuple[int, int]]:
         """(file, item) of the table cells whose label holds one of `words`, each once, in source order: the
         words' lists (each in source order) merged lazily, so a caller that wants the first few stops early."""
         previous = None
-        for cell in heapq.merge(*(self.labelled_with(word) for word in words)):
+        for cell in heapq.merge(*(self._labelled_codes(word) for word in words)):
             if cell != previous:
                 previous = cell
-                yield cell
+                yield divmod(cell, _CELL_CODE)
 
     def label(self, observed: Observed) -> CellLabel | None:
         """The table cell an observed figure is, with its row, column and period; None outside tables."""
