@@ -232,37 +232,46 @@ def _sends_of(output: Any) -> list[Send]:
     return sends
 
 
-class _NodeEnd:
-    """A node's end as it was when it happened: its update (copied), its routes, what it changed in place."""
+_NO_ROUTES: tuple[str, ...] = ()
 
-    __slots__ = ("routes", "update")
 
-    def __init__(self, update: Any, routes: list[str]) -> None:
-        self.update = update
-        self.routes = routes
-
-    @classmethod
-    def of(cls, outputs: Any, live: tuple[Any, Any]) -> _NodeEnd:
-        if type(outputs) is dict:  # the usual node output: a state update, no Command routing
-            update, routes = outputs, []
-        else:
-            update, goto = _command_parts(outputs)
-            routes = sorted(set(goto))
+def _node_end(outputs: Any, live: tuple[Any, Any]) -> tuple[Any, Any]:
+    """(update, routes) of a node's end as it was when it happened: its update (copied), its routes, what it
+    changed in place. Routes are () for the usual dict output (a list is made when the event is resolved)."""
+    if type(outputs) is dict:  # the usual node output: a state update, no Command routing
+        update, routes = outputs, _NO_ROUTES
+        frozen = _frozen(update)
+    else:
+        update, goto = _command_parts(outputs)
+        routes = sorted(set(goto))
         frozen = _frozen(update)
         sent = _sends_of(outputs)
         if sent:  # Command(goto=[Send(node, arg)]): what the node handed each task is its output too
             frozen = {**(frozen if isinstance(frozen, dict) else {} if frozen is None else {"update": frozen}),
                       SENT: _frozen(sent)}
-        changes = _changed_in_place(*live)
-        return cls(frozen if changes is None else _with_changes(frozen, changes), routes)
+    changes = _changed_in_place(*live)
+    return (frozen if changes is None else _with_changes(frozen, changes)), routes
+
+
+# About how many values a raw event lays in the handler's deque (its step and arguments).
+_VALUES_PER_EVENT = 5
+_ARITIES: dict[Any, int] = {}
+
+
+def _arity(step: Any) -> int:
+    """How many arguments a raw event's step takes after the handler (the values that follow it)."""
+    n = _ARITIES.get(step)
+    if n is None:
+        n = _ARITIES[step] = step.__code__.co_argcount - 1
+    return n
 
 
 class _Duplicate(Exception):
     """The same call reported twice (the handler was attached twice); the second report is dropped."""
 
 
-def _model_output(response: Any) -> dict[str, Any]:
-    """{'output': message(s) out, 'usage': token usage} of an LLMResult."""
+def _model_parts(response: Any) -> tuple[Any, Any]:
+    """(message(s) out, token usage) of an LLMResult."""
     outputs: list[Any] = []
     usage: Any = None
     for generations in getattr(response, "generations", []) or []:
@@ -271,7 +280,13 @@ def _model_output(response: Any) -> dict[str, Any]:
             outputs.append(message if message is not None else getattr(gen, "text", None))
             usage = usage or getattr(message, "usage_metadata", None)
     usage = usage or (getattr(response, "llm_output", None) or {}).get("token_usage")
-    return {"output": outputs[0] if len(outputs) == 1 else outputs, "usage": usage}
+    return (outputs[0] if len(outputs) == 1 else outputs), usage
+
+
+def _model_output(response: Any) -> dict[str, Any]:
+    """{'output': message(s) out, 'usage': token usage} of an LLMResult."""
+    output, usage = _model_parts(response)
+    return {"output": output, "usage": usage}
 
 
 def _handed_to_parent(error: BaseException) -> Command | None:
@@ -332,7 +347,9 @@ class CaptureHandler(BaseCallbackHandler):
         self._rec = recorder
         # (resolver function, *arguments) per callback, in arrival order; deque append/popleft are atomic,
         # so parallel branches' threads append while another thread resolves.
-        self._raw: deque[tuple[Any, ...]] = deque()
+        # Raw events laid flat, `fn, arg, arg, ...` (fn's arity tells where the next one starts): one deque
+        # extend per callback keeps no tuple alive until the flush (see `_push`).
+        self._raw: deque[Any] = deque()
         self._resolving = threading.RLock()
         # Keyed by _key(run id); values that name runs keep the run id itself (it goes into the journal).
         self._owner: dict[Any, UUID | None] = {}  # any run -> the node task run that contains it
@@ -354,21 +371,27 @@ class CaptureHandler(BaseCallbackHandler):
         if not raw:
             return
         with self._resolving:
+            pop = raw.popleft
             while raw:
                 try:
-                    item = raw.popleft()
+                    step = pop()
                 except IndexError:  # another thread took the last one
                     return
+                # A callback's extend() is atomic, so the whole event is here once its first value is.
+                args = [pop() for _ in range(_arity(step))]
                 try:
-                    item[0](self, *item[1:])
+                    step(self, *args)
                 except _Duplicate:
                     pass
                 except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
-                    self._rec.fail(getattr(item[0], "__name__", "callback").lstrip("_"), exc)
+                    self._rec.fail(getattr(step, "__name__", "callback").lstrip("_"), exc)
 
     def _push(self, item: tuple[Any, ...]) -> None:
-        self._raw.append(item)
-        if len(self._raw) > MAX_PENDING:  # a long run: work out and write in batches, memory stays bounded
+        """Queue a raw event `(fn, *args)`: its values go flat into the deque (one C-level extend, atomic
+        under the GIL), so the tuple is freed at once. Each object a callback keeps alive until the flush
+        brings the next garbage collection of the user's run closer."""
+        self._raw.extend(item)
+        if len(self._raw) > _VALUES_PER_EVENT * MAX_PENDING:  # a long run: written in batches, memory bounded
             self._rec.flush()
 
     # -- helpers -------------------------------------------------------------------------------
@@ -440,12 +463,12 @@ class CaptureHandler(BaseCallbackHandler):
             if step is not None and tags and f"graph:step:{step}" in tags:
                 frozen = _frozen(inputs)
                 self._live[getattr(run_id, "int", run_id)] = (inputs, frozen)
-                self._raw.append((CaptureHandler._node_started, run_id, parent_run_id, metadata, frozen))
+                self._raw.extend((CaptureHandler._node_started, run_id, parent_run_id, metadata, frozen))
                 return
             # Only now, while its stream() is on the stack, can a graph run be told from a runnable in a node.
             graph = _find_running_graph()
             content = _frozen(inputs) if graph is not None else NO_CONTENT
-            self._raw.append((CaptureHandler._chain_started, run_id, parent_run_id, kwargs.get("name"), graph,
+            self._raw.extend((CaptureHandler._chain_started, run_id, parent_run_id, kwargs.get("name"), graph,
                               content))
         except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
             self._rec.fail("on_chain_start", exc)
@@ -515,10 +538,25 @@ class CaptureHandler(BaseCallbackHandler):
         live = self._live.pop(getattr(run_id, "int", run_id), None)
         if live is not None:  # a node's own run: its output and its input as they are at this moment
             try:
-                outputs = _NodeEnd.of(outputs, live)
+                update, routes = _node_end(outputs, live)
             except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
                 self._rec.fail("on_chain_end", exc)
+            else:  # one raw item, nothing else kept alive until the flush
+                self._push((CaptureHandler._node_ended, update, routes, run_id, parent_run_id))
+                return
         self._push((CaptureHandler._chain_ended, outputs, run_id, parent_run_id))
+
+    def _node_ended(self, update: Any, routes: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+        """The end of a node's own run, worked out at its callback (`_node_end`)."""
+        key = _key(run_id)
+        name = self._tasks.get(key)
+        if name is None:  # not known as a node task after all: what any other chain end would do
+            self._chain_ended(None, run_id, parent_run_id)
+            return
+        if key in self._ended:
+            return
+        self._ended.add(key)
+        self._rec.queue("node_end", {"node": name, "routes": list(routes)}, (run_id, parent_run_id, run_id), update)
 
     def _chain_ended(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
         key = _key(run_id)
@@ -527,11 +565,9 @@ class CaptureHandler(BaseCallbackHandler):
             if key in self._ended:
                 return
             self._ended.add(key)
-            if type(outputs) is _NodeEnd:
-                update, routes = outputs.update, outputs.routes
-            else:  # a node end seen only by an importer: nothing changes it any more
-                update, goto = _command_parts(outputs)
-                routes = sorted(set(goto))
+            # a node end seen only by an importer, or a hand-off raised to the parent: nothing changes it any more
+            update, goto = _command_parts(outputs)
+            routes = sorted(set(goto))
             # The node's own run is its task: meta as _meta() would build it, without the lookups.
             self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id), update)
             return
@@ -559,7 +595,7 @@ class CaptureHandler(BaseCallbackHandler):
         command = _handed_to_parent(error)
         if live is not None and command is not None:  # a hand-off to the parent graph: the node's output
             try:
-                self._push((CaptureHandler._chain_ended, _NodeEnd.of(command, live), run_id, parent_run_id))
+                self._push((CaptureHandler._node_ended, *_node_end(command, live), run_id, parent_run_id))
                 return
             except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
                 self._rec.fail("on_chain_error", exc)
@@ -649,7 +685,7 @@ class CaptureHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         content = messages[0] if len(messages) == 1 else messages
-        self._raw.append((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name"), serialized,
+        self._raw.extend((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name"), serialized,
                           content))
 
     def on_llm_start(
@@ -672,12 +708,19 @@ class CaptureHandler(BaseCallbackHandler):
         self._rec.queue("model_start", info, meta, content)
 
     def on_llm_end(self, response: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        # LangChain does not change a result after reporting it, so reading it waits for the flush.
-        self._push((CaptureHandler._model_ended, response, run_id, parent_run_id))
+        # Read now, not at the flush: the result (LLMResult, its generations, their pydantic field sets) would
+        # otherwise stay alive until the flush, and every object kept alive brings the next collection closer.
+        # Its two parts, not their dict: the dict is made when the event is resolved.
+        try:
+            output, usage = _model_parts(response)
+        except Exception:  # noqa: BLE001 - an odd result: read again at the flush, which records the failure
+            output, usage = Deferred(_model_output, response), None
+        self._push((CaptureHandler._model_ended, output, usage, run_id, parent_run_id))
 
-    def _model_ended(self, response: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _model_ended(self, output: Any, usage: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
-        self._rec.queue("model_end", info, self._meta(run_id, parent_run_id), Deferred(_model_output, response))
+        content = output if type(output) is Deferred else {"output": output, "usage": usage}
+        self._rec.queue("model_end", info, self._meta(run_id, parent_run_id), content)
 
     def on_llm_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
