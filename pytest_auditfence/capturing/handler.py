@@ -463,7 +463,11 @@ class CaptureHandler(BaseCallbackHandler):
             if step is not None and tags and f"graph:step:{step}" in tags:
                 frozen = _frozen(inputs)
                 self._live[getattr(run_id, "int", run_id)] = (inputs, frozen)
-                self._raw.extend((CaptureHandler._node_started, run_id, parent_run_id, metadata, frozen))
+                # The fields it needs, not the metadata dict (a fresh one per run, freed if not kept here).
+                md = metadata
+                self._raw.extend((CaptureHandler._node_started, run_id, parent_run_id, md.get("langgraph_node"),
+                                  md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or "", step,
+                                  md.get("langgraph_triggers"), md.get("langgraph_path"), frozen))
                 return
             # Only now, while its stream() is on the stack, can a graph run be told from a runnable in a node.
             graph = _find_running_graph()
@@ -507,12 +511,12 @@ class CaptureHandler(BaseCallbackHandler):
         self._rec.queue("graph_start", payload, meta if in_tool is None else _in_tool_meta(meta, in_tool),
                         content if owner is None and content is not NO_CONTENT else NO_CONTENT)
 
-    def _node_started(self, run_id: UUID, parent_run_id: UUID | None, md: dict[str, Any], content: Any) -> None:
+    def _node_started(self, run_id: UUID, parent_run_id: UUID | None, node: Any, ns: str, step: Any, triggers: Any,
+                      path: Any, content: Any) -> None:
         key = _key(run_id)
         if key in self._tasks:
             return
-        node = str(md.get("langgraph_node"))
-        ns = md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or ""
+        node = str(node)
         name = namespaced_name(ns, node)
         self._owner[key] = run_id
         self._tasks[key] = name
@@ -523,9 +527,9 @@ class CaptureHandler(BaseCallbackHandler):
         payload = {
             "node": name,
             "local": node,
-            "step": md.get("langgraph_step"),
-            "triggers": sorted(map(str, md.get("langgraph_triggers") or ())),
-            "path": list(map(str, md.get("langgraph_path") or ())),
+            "step": step,
+            "triggers": sorted(map(str, triggers or ())),
+            "path": list(map(str, path or ())),
         }
         meta = (run_id, parent_run_id, run_id, ns)
         if node == START_NODE:  # its input is the graph's input, recorded with graph_start
