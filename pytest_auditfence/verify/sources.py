@@ -11,7 +11,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from itertools import accumulate, islice
+from collections import deque
+from itertools import accumulate, compress, islice, repeat
 from math import floor, log10
 from operator import le
 from pathlib import Path
@@ -75,8 +76,10 @@ class FileIndex:
         self.words: dict[str, array[int]] = {}
         # the words of other lines: word -> the lines (ascending, each once) whose figures it names; every figure
         # read on a line (not a cell, not a second reading) has its line's words, so a word is kept once a line
-        # where a list by figure repeated it for each of the line's figures
-        self.line_words: dict[str, array[int]] = {}
+        # where a list by figure repeated it for each of the line's figures. Once the file is read (`narrow`), a
+        # word on many of the file's lines is kept as an int whose bit n is line n, where that is smaller than the
+        # array: `lines_with` reads either
+        self.line_words: dict[str, array[int] | int] = {}
         # items that are a second reading of a bare number (a declared scale or unit): matched directly,
         # never used as operands of a derivation or as a contradicting value
         self.alternatives: frozenset[int] = frozenset()
@@ -141,11 +144,13 @@ class FileIndex:
         if len(self.starts) <= 0xFFFF:
             for word, items in self.words.items():
                 self.words[word] = array("H", items)
-        if self.text.count("\n") < 0xFFFF:  # every line number of the file, a deferred line's too, fits
+        narrow_lines = self.text.count("\n") < 0xFFFF  # every line number of the file, a deferred line's too, fits
+        if narrow_lines:
             self.lines = array("H", self.lines)
-            for word, lines in self.line_words.items():
-                self.line_words[word] = array("H", lines)
             self.deferred = array("H", self.deferred)
+        line_words = self.line_words
+        for word, lines in line_words.items():
+            line_words[word] = _line_set(lines, narrow_lines)
         if len(self.run_decimals) <= 0xFFFF:  # a deferred line's first number by its place among them
             self.run_firsts = array("H", self.run_firsts)
         for name in ("lengths", "codes"):
@@ -263,6 +268,14 @@ class FileIndex:
             found = labels.get(item, found)
         return found
 
+    def lines_with(self, word: str) -> Iterable[int]:
+        """The lines (ascending) whose figures `word` names, as `line_words` keeps them (an array or a bit set)."""
+        lines = self.line_words.get(word, ())
+        if not isinstance(lines, int):
+            return lines
+        ones = format(lines, "b")[::-1].encode().translate(_BIT_FLAGS)  # byte n is 1 where line n is in the set
+        return compress(range(len(ones)), ones)
+
     def on_line(self, line: int) -> Iterator[int]:
         """The items read on `line` that carry the line's words (not cells, not second readings)."""
         labels, alternatives = self.labels, self.alternatives
@@ -297,6 +310,25 @@ class FileIndex:
         wanted = hash(written) & 0xFFFFFFFF
         at = bisect_left(hashes, wanted)
         return at < len(hashes) and hashes[at] == wanted and _run_written(self.text, written)
+
+
+_BIT_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+
+
+def _line_set(lines: array[int], narrow: bool) -> array[int] | int:
+    """A word's lines (ascending, each once) as the smaller of an array (2 bytes a line where every line number of
+    the file fits them, else 4) and an int whose bit n is line n (about 4 bytes for 30 lines of the file up to the
+    last one; both with their object's header). The bits are set by C-level loops: digits '1' written at the
+    lines into a string of '0's, read backwards as a base-2 number."""
+    count = len(lines)
+    size = 2 if narrow else 4
+    last = max(lines, default=0)
+    if not count or 28 + 4 * (last // 30 + 1) >= 64 + size * count:
+        return array("H", lines) if narrow else lines
+    digits = bytearray(b"0") * (last + 1)
+    deque(map(digits.__setitem__, lines, repeat(49)), maxlen=0)  # 49: '1'
+    digits.reverse()
+    return int(digits, 2)
 
 
 def _run_written(text: str, written: str) -> bool:
@@ -938,7 +970,7 @@ class SourceIndex:
                 for item in index.words.get(word, ()):
                     key = (f, item)
                     scored[key] = scored.get(key, 0) + 1
-                for line in index.line_words.get(word, ()):
+                for line in index.lines_with(word):
                     for item in index.on_line(line):
                         key = (f, item)
                         scored[key] = scored.get(key, 0) + 1
