@@ -752,6 +752,11 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns, mark = column_headers(from_right, k, (a, b), len(slots))
             periods = row_periods | column_periods(columns) or block
+            if not row_periods and len(parts_named(label)) == 1:
+                # a row of one quarter (or half) under a year's columns ('Second Quarter' under '2018 | Low | High')
+                # is that quarter of the year: its ordinal is part of its label, and a claim about another quarter
+                # is not about its cell ('second' is a unit word, so the label kept no word of its own)
+                periods = within_year(periods, label)
             scale, unit = caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
