@@ -672,6 +672,20 @@ def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: S
                for other in by_row.get((label.row, label.section, label.caption), ()))
 
 
+def _bucket_spans(sides: frozenset[tuple[str, str]]) -> frozenset[str]:
+    return frozenset(side for axis, side in sides if axis == "maturity" and _span(side))
+
+
+def bucket_unnamed(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is a cell looked up for a claim naming a maturity bucket a cell of another bucket that overlaps it ('1-3 years'
+    for 'after more than one year')? Such a cell is a part of a sum of buckets (derive.py keeps it as an operand),
+    never the claim's figure. A cell naming no bucket (a 'Total' column) is left to the claim's other words: see
+    docs/benchmarks.md, stop 25, for what telling it apart cost."""
+    claimed = _bucket_spans(subject.sides)
+    own = _bucket_spans(cell_sides(label))
+    return bool(claimed and own and not own & claimed)
+
+
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
@@ -1044,6 +1058,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if cell_backs(subject, label) and not month_apart(subject, position[m.source], m.offset, label, index) \
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
+                    and not bucket_unnamed(subject, label) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):
                 kept.append(m)  # '$795 per share' is not the '795' of a row of whole amounts
