@@ -632,25 +632,7 @@ def render_parts(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = N
     renderer = _Renderer(wrap_at, cache)
     renderer.value(data, 0, 0)
     placed: list[Placement] = []
-    parts: list[str] = []
-    max_indent = wrap_at // 2
-    lines = 0  # lines of the text before the next part (a block's part holds several)
-    for indent, text in renderer.lines:
-        if indent == _BLOCK:
-            if text.placed:
-                placed.extend((string, lines + at, n, shift) for string, at, n, shift in text.placed)
-            if text.wrapped:
-                parts.append(text.joined)
-                lines += len(text.wrapped)
-        else:
-            before = len(parts)
-            indent = min(indent, max_indent)
-            if text and indent + len(text) <= wrap_at:
-                parts.append(" " * indent + text)
-            else:
-                _wrap_line(indent, text, wrap_at, parts)
-            lines += len(parts) - before
-    return parts, placed
+    return _wrapped(renderer.lines, wrap_at, placed, whole_blocks=True), placed
 
 
 # Parts of a text this long are remembered by `found_in_parts`; shorter ones are tested together.
@@ -960,15 +942,26 @@ def _table(items: list[Any]) -> list[str] | None:
     return rows
 
 
-def _wrapped(lines: list[tuple[int, Any]], wrap_at: int, placed: list[Placement] | None = None) -> list[str]:
+def _wrapped(
+    lines: list[tuple[int, Any]], wrap_at: int, placed: list[Placement], *, whole_blocks: bool = False
+) -> list[str]:
+    """The logical lines wrapped, one str a text line; with `whole_blocks`, a block's lines as one part (its
+    `joined` text, the same str wherever the block is reused). `placed` gets each block's placements, counted
+    in text lines either way."""
     # Deep nesting is capped so that a line always keeps room for its text.
     max_indent = wrap_at // 2
     out: list[str] = []
+    extra = 0  # text lines beyond len(out): a whole block's part holds several
     for indent, text in lines:
         if indent == _BLOCK:
-            if placed is not None and text.placed:
-                placed.extend((string, len(out) + at, n, shift) for string, at, n, shift in text.placed)
-            out.extend(text.wrapped)
+            if text.placed:
+                at0 = len(out) + extra
+                placed.extend((string, at0 + at, n, shift) for string, at, n, shift in text.placed)
+            if not whole_blocks:
+                out.extend(text.wrapped)
+            elif text.wrapped:
+                out.append(text.joined)
+                extra += len(text.wrapped) - 1
         else:
             indent = min(indent, max_indent)
             if text and indent + len(text) <= wrap_at:

@@ -557,10 +557,16 @@ class CaptureHandler(BaseCallbackHandler):
         if name is None:  # not known as a node task after all: what any other chain end would do
             self._chain_ended(None, run_id, parent_run_id)
             return
+        self._end_node(key, name, update, list(routes), run_id, parent_run_id)
+
+    def _end_node(self, key: Any, name: str, update: Any, routes: list[str], run_id: UUID,
+                  parent_run_id: UUID | None) -> None:
+        """Queue a node task's end once (a second report of it is dropped). The node's own run is its task: meta
+        as _meta() would build it, without the lookups."""
         if key in self._ended:
             return
         self._ended.add(key)
-        self._rec.queue("node_end", {"node": name, "routes": list(routes)}, (run_id, parent_run_id, run_id), update)
+        self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id), update)
 
     def _chain_ended(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
         key = _key(run_id)
@@ -568,12 +574,9 @@ class CaptureHandler(BaseCallbackHandler):
         if name is not None:
             if key in self._ended:
                 return
-            self._ended.add(key)
             # a node end seen only by an importer, or a hand-off raised to the parent: nothing changes it any more
             update, goto = _command_parts(outputs)
-            routes = sorted(set(goto))
-            # The node's own run is its task: meta as _meta() would build it, without the lookups.
-            self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id), update)
+            self._end_node(key, name, update, sorted(set(goto)), run_id, parent_run_id)
             return
         if key in self._graph_nodes:
             if key not in self._ended:
