@@ -505,17 +505,23 @@ _BARE_TOTAL = re.compile(r"(?i)^\W*total\W*$")
 TOTAL_KEY = "total"
 
 
-def row_stems(label: CellLabel) -> set[str]:
+def row_stems(label: CellLabel) -> frozenset[str]:
     """The stems that name a cell's row: its label's own words (not the initials `subject_keys` adds, 'oblo' of
     'Operating Lease Obligations', which a claim spelling the words out never holds), 'total' for a row of
     other words that begins with it; a label that defines a short name is named by it; for a row without words,
-    its column's."""
-    alias = _ALIAS.search(label.row)
-    named = _NOTE_REFERENCE.sub(" ", alias.group(1) if alias else label.row)
+    its column's. (Memoised by row and columns: a claim's stages ask it for every cell they look at, and a table
+    repeats its rows' labels column by column.)"""
+    return _row_stems(label.row, label.columns)
+
+
+@lru_cache(maxsize=8192)
+def _row_stems(row: str, columns: tuple[str, ...]) -> frozenset[str]:
+    alias = _ALIAS.search(row)
+    named = _NOTE_REFERENCE.sub(" ", alias.group(1) if alias else row)
     stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
-    if stems and _TOTAL.match(label.row.lstrip(" -–—*_:")):
+    if stems and _TOTAL.match(row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
-    return stems or subject_keys(_undated(label.column_text))
+    return frozenset(stems) if stems else _subject_keys(_undated(" ".join(columns)))
 
 
 def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False) -> tuple[str, str]:
@@ -1498,7 +1504,7 @@ def respective_rows(claim: ClaimRecord, q: Quantity, subject: ClaimSubject, inde
     if len(figures) < 2 or q.start not in figures or respective_period(claim.claim, q.start - claim.start,
                                                                        q.end - claim.start):
         return None
-    rows: dict[tuple[int, str, str], set[str]] = {}
+    rows: dict[tuple[int, str, str], frozenset[str]] = {}
     for o in subject_cells(claim, index, subject, limit=200):
         label = index.label(o)
         if label is not None and row_named(subject, label):

@@ -659,6 +659,8 @@ _CELL_CODE = 1 << 32
 
 # Figures whose `Quantity` an index keeps once read; past this the memo starts again (about 2 MB at most)
 _QUANTITY_MEMO = 4096
+# Lookups whose deferred lines `_reach` has parsed already; past this the memo starts again
+_REACH_MEMO = 4096
 
 
 class Observed(NamedTuple):
@@ -736,6 +738,7 @@ class SourceIndex:
         self._late: dict[int, tuple[array[int], array[int]]] = {}
         self._taken = [index.eager for index in files]  # items of each file in the buckets or `_late`
         self._seen_late = -1
+        self._reached: set[tuple[float, float]] = set()  # (|value|, tolerance) of the lookups `_reach` has served
         # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), the
         # file and place of each in value order, and every `_FENCE`-th value (`_reach`)
         numbers = [index.run_value for index in files]
@@ -901,9 +904,13 @@ class SourceIndex:
     def _reach(self, value: float, tolerance: float) -> None:
         """Parse the deferred lines that can hold a figure within `tolerance` (and its own) of `value`: a number
         on them, times a plain scale, within the sum (`quantities.plain_runs`); then take in what any lookup
-        parsed late."""
-        if self._runs:
-            v = abs(value)
+        parsed late. A lookup served before is not bisected again: its lines stay parsed (the stages of a claim,
+        and claims of one figure, look the same value up several times)."""
+        v = abs(value)
+        if self._runs and (v, tolerance) not in self._reached:
+            if len(self._reached) >= _REACH_MEMO:
+                self._reached.clear()
+            self._reached.add((v, tolerance))
             reach = tolerance + 2e-9 * max(1.0, v)  # the lookup's slack, and the float error of a scaled value
             files = self.files
             for scale in quantities.PLAIN_SCALES:

@@ -348,8 +348,8 @@ _CSV_FIELD = re.compile(r'[ \t]*"(?P<q>[^"\n]*)"[ \t]*(?=,|$)|(?P<v>[^,\n]*)')
 
 
 def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
-    if "," not in line or "|" in line or len(line) > 400:
-        return None
+    if "," not in line or "|" in line or len(line) > 400 or ", " in line and '"' not in line:
+        return None  # (prose without a quote: the test below, without its substitution)
     unquoted = re.sub(r'"[^"\n]*"', "", line)
     if ", " in unquoted or unquoted.count('"') % 2:
         return None  # prose, or a quote left open
