@@ -229,7 +229,10 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
     `context` is the record the evidence stands in (the lines above it: a table's header, a record's label):
     for a claim with quantities, the shared content word may stand there."""
     evidence_quantities = quantities_of(evidence, evidence=True)
-    record_words = content_words(evidence) | content_words(context)
+
+    def record_words() -> set[str]:  # asked where needed: the verifier's channel rarely reaches it
+        return content_words(evidence) | content_words(context)
+
     if atom is not None:
         quantities = quantities_of(atom)
         if quantities:
@@ -252,17 +255,16 @@ def support_problem(claim: str, evidence: str, *, atom: str | None, rules: GateR
             return None
         # an atom the parser cannot read (a hook's quantity written in words): the verifier matched its
         # value; the gate asks for a shared content word, as for any figure
-        if content_words(claim) & record_words:
+        if content_words(claim) & record_words():
             return None
         return f"the evidence holds neither {atom!r} nor any word of the claim"
     claimed = [q for q in quantities_of(claim)]
     words = content_words(claim)
-    shared = words & content_words(evidence)
     if claimed and atom is None:
         missing = [q.text for q in claimed if not contains_quantity(q, evidence_quantities)]
         if missing:
             return f"the evidence does not contain the claim's {', '.join(missing)} (compared after normalisation)"
-        if words and not words & record_words:
+        if words and not words & record_words():
             return "the evidence shares the claim's numbers but none of its words: a number alone is no support"
         return None
     if not words:

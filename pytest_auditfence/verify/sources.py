@@ -531,7 +531,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
         are kept as a line whose figures are read keeps them (one that turns out to hold none adds nothing)."""
         nonlocal worded_line
         before = bisect_left(cell_starts, end)
-        if "|" in text[start:end] or before and reach[before - 1] > start:
+        if text.find("|", start, end) >= 0 or before and reach[before - 1] > start:
             return False
         runs = prepass.of_line(line, start, end)
         if runs is None:
@@ -540,7 +540,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             return True  # no number the parser can read: no figure, nothing to keep
         index.defer(line, *runs)
         worded_line = line
-        for word in content_words(loaded.line_text(line)):
+        for word in content_words(text[start:end]):  # (the line's text: a '\r' before its break holds no word)
             keys = line_words.get(word)
             if keys is None:
                 keys = line_words[word] = array("I")

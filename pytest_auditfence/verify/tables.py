@@ -348,8 +348,29 @@ _CSV_FIELD = re.compile(r'[ \t]*"(?P<q>[^"\n]*)"[ \t]*(?=,|$)|(?P<v>[^,\n]*)')
 
 
 def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
-    if "," not in line or "|" in line or len(line) > 400 or ", " in line and '"' not in line:
-        return None  # (prose without a quote: the test below, without its substitution)
+    if "," not in line or "|" in line or len(line) > 400:
+        return None
+    if '"' not in line:  # no quoted field: the fields are what the commas split (`_CSV_FIELD`'s plain branch)
+        if ", " in line:
+            return None  # prose
+        cells = []
+        a = pos
+        for field in line.split(","):
+            cells.append((a, a + len(field)))
+            a += len(field) + 1
+    else:
+        cells = _quoted_csv_cells(pos, line)
+        if cells is None:
+            return None
+    if len(cells) < 2:
+        return None
+    for (a, b), (c, d) in zip(cells, cells[1:]):
+        if _SPLIT_NUMBER_HEAD.search(line, a - pos, b - pos) and _SPLIT_NUMBER_TAIL.fullmatch(line, c - pos, d - pos):
+            return None  # 'volume 1,234,567': thousands commas in prose, not fields
+    return cells
+
+
+def _quoted_csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
     unquoted = re.sub(r'"[^"\n]*"', "", line)
     if ", " in unquoted or unquoted.count('"') % 2:
         return None  # prose, or a quote left open
@@ -363,11 +384,6 @@ def _csv_cells(pos: int, line: str) -> list[tuple[int, int]] | None:
         at = m.end() + 1
         if m.end() >= len(line):
             break
-    if len(cells) < 2:
-        return None
-    for (a, b), (c, d) in zip(cells, cells[1:]):
-        if _SPLIT_NUMBER_HEAD.search(line, a - pos, b - pos) and _SPLIT_NUMBER_TAIL.fullmatch(line, c - pos, d - pos):
-            return None  # 'volume 1,234,567': thousands commas in prose, not fields
     return cells
 
 
