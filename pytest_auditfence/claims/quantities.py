@@ -1414,6 +1414,12 @@ def holds_number_word(text: str) -> bool:
 _PROSE_NUMBER_WORDS = frozenset({"zero", "one"})
 
 
+# the letter runs a text must hold for `number_word_lines` to keep a line of it: the first word of a match that is not
+# 'zero' or 'one' alone, or the 'hundred' after them (a match starts and ends at a word boundary, so its first word
+# is a whole run of ASCII letters, lower-cased)
+NUMBER_LINE_WORDS = frozenset({*_UNIT_NUMBER_WORDS, *_TEN_WORDS, "hundred"} - _PROSE_NUMBER_WORDS)
+
+
 def number_word_lines(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each line of `text` that holds a number from two up written as a word, in order, each once
     ('one' is prose far more often than a figure: 'one of the', 'no one')."""
@@ -1642,6 +1648,7 @@ _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 # C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
 _LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _RISK_WORDS_B = frozenset(w.encode() for w in _RISK_WORDS if w.isascii())
+_NUMBER_LINE_WORDS_B = frozenset(w.encode() for w in NUMBER_LINE_WORDS)
 _FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
 _FACTOR_SYMBOLS_B = frozenset(w.encode() for w in _FACTOR_SYMBOLS if w.isascii())
 
@@ -1658,7 +1665,7 @@ class PlainRuns:
     read by it (`risky`); the others keep their numbers' values and decimals in two columns, line by line
     (`firsts`)."""
 
-    __slots__ = ("text", "values", "decimals", "firsts", "starts", "risky")
+    __slots__ = ("text", "values", "decimals", "firsts", "starts", "risky", "number_words")
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -1726,6 +1733,8 @@ class PlainRuns:
         self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
         runs = set(text.encode("utf-8", "replace").translate(_LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
+        # can `number_word_lines` keep a line of the text? (not without one of these letter runs)
+        self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B)
         # a number word or a currency word with a factor: any letter run of the line, lower-cased
         words = lower_runs & _RISK_WORDS_B
         if words:

@@ -57,7 +57,8 @@ class FileIndex:
 
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
-                 "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed")
+                 "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed",
+                 "number_words")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -108,6 +109,9 @@ class FileIndex:
         self._done = bytearray()
         self._firsts = array("I")
         self._parsed = 0  # deferred lines parsed so far
+        # may the text hold a number written as a word (`quantities.number_word_lines`)? False only where the
+        # pre-pass's letter runs say it cannot
+        self.number_words = True
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
@@ -562,6 +566,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     for cell in cells[next_cell:]:
         _add_cell(loaded, cell, add, shared)
     index.alternatives = frozenset(alternatives)
+    index.number_words = prepass is None or prepass.number_words
     index.narrow()
     return index
 
@@ -996,6 +1001,8 @@ def _spelled_column(index: SourceIndex) -> list[tuple[int, Quantity]]:
     too; a line with digits has those read by the index already."""
     column: list[tuple[int, Quantity]] = []
     for f in range(len(index.sources)):
+        if not index.files[f].number_words:
+            continue  # no letter run of the text is a number word: no line to read
         text = index.loaded(f).text
         for start, end in quantities.number_word_lines(text):
             line = text[start:end]
