@@ -635,25 +635,32 @@ def render_parts(data: Any, *, wrap_at: int = 400, cache: RenderCache | None = N
     return _wrapped(renderer.lines, wrap_at, placed, whole_blocks=True), placed
 
 
-# Parts of a text this long are remembered by `found_in_parts`; shorter ones are tested together.
+# Parts of a text this long are tested one by one by `found_in_parts`; shorter ones are tested together.
 _REMEMBERED_PART = 256
 
 
 def found_in_parts(parts: list[str], test: Callable[[str], bool], memo: dict[str, bool]) -> bool:
     """`test("\n".join(parts))` for a `test` that holds of a text when it holds of one of its lines (a
-    search for something without a line break), remembering in `memo` what it gave for each long part: the
-    parts of later files repeat as the same str objects, so each is tested once per memo."""
+    search for something without a line break), remembering in `memo` what it gave for each part: the
+    parts of later files repeat as the same str objects, so each is tested once per memo. Short parts not
+    seen before are tested together, and remembered when that finds nothing (a looping agent's node input
+    repeats every earlier short message too)."""
     short: list[str] = []
     for part in parts:
-        if len(part) < _REMEMBERED_PART:
-            short.append(part)
-            continue
         found = memo.get(part)
         if found is None:
+            if len(part) < _REMEMBERED_PART:
+                short.append(part)
+                continue
             found = memo[part] = test(part)
         if found:
             return True
-    return test("\n".join(short))
+    if not short:
+        return False
+    if test("\n".join(short)):
+        return True
+    memo.update(dict.fromkeys(short, False))
+    return False
 
 
 # A string at least this long (or a message) is rendered once per indent and reused (RenderCache).

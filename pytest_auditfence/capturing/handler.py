@@ -314,8 +314,15 @@ def _in_tool_meta(meta: tuple[Any, ...], in_tool: Any) -> dict[str, Any]:
 
 def _key(run_id: Any) -> Any:
     """The handler's dict key of a run: a UUID's int (UUID.__hash__ is a Python-level call, and a node's
-    callbacks hash about 17 times); importers' string ids are their own key."""
+    callbacks hash about 17 times); importers' string ids are their own key. The callbacks keep the key, not
+    the UUID: an int is no object for the garbage collector, and LangChain frees the UUID after the run."""
     return getattr(run_id, "int", run_id)
+
+
+def _uuid_text(number: int) -> str:
+    """`str(UUID(int=number))`, without making the UUID."""
+    digits = f"{number:032x}"
+    return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 
 class CaptureHandler(BaseCallbackHandler):
@@ -351,17 +358,18 @@ class CaptureHandler(BaseCallbackHandler):
         # extend per callback keeps no tuple alive until the flush (see `_push`).
         self._raw: deque[Any] = deque()
         self._resolving = threading.RLock()
-        # Keyed by _key(run id); values that name runs keep the run id itself (it goes into the journal).
-        self._owner: dict[Any, UUID | None] = {}  # any run -> the node task run that contains it
+        # Keyed by _key(run id); values that name runs are such keys too (_id_text gives the journal's text).
+        self._owner: dict[Any, Any] = {}  # any run -> the node task run that contains it
         self._tasks: dict[Any, str] = {}  # node task run -> namespaced node name
-        self._task_graph: dict[Any, UUID | None] = {}  # node task run -> the graph run it belongs to
+        self._task_graph: dict[Any, Any] = {}  # node task run -> the graph run it belongs to
         self._graph_nodes: dict[Any, frozenset[str]] = {}  # graph run -> its node names
         self._structures: dict[int, tuple[Any, dict[str, Any]]] = {}
         self._calls: dict[Any, dict[str, Any]] = {}  # tool/model/retriever run -> stable fields
         # node run -> (its input object, a copy taken at its start): what it changed in place shows at its end
         self._live: dict[Any, tuple[Any, Any]] = {}
-        self._in_tool: dict[Any, UUID] = {}  # any run inside a tool's run -> that tool run
+        self._in_tool: dict[Any, Any] = {}  # any run inside a tool's run -> that tool run
         self._ended: set[Any] = set()
+        self._texts: dict[Any, Any] = {}  # run key -> its text in the journal, made once per run
         recorder.add_source(self.resolve)
 
     # -- resolution -------------------------------------------------------------------------------
@@ -402,34 +410,45 @@ class CaptureHandler(BaseCallbackHandler):
             self._structures[id(graph)] = cached
         return cached[1]
 
-    def _node_of(self, task: UUID | None) -> str | None:
-        return self._tasks.get(getattr(task, "int", task)) if task is not None else None
+    def _node_of(self, task: Any) -> str | None:
+        return self._tasks.get(task) if task is not None else None
+
+    def _id_text(self, key: Any) -> Any:
+        """A run's id as the journal writes it (a UUID's canonical text; an importer's id as it is)."""
+        if key is None:
+            return None
+        text = self._texts.get(key)
+        if text is None:
+            text = self._texts[key] = _uuid_text(key) if type(key) is int else key
+        return text
+
+    def _meta_of(self, run: Any, parent: Any, task: Any) -> tuple[Any, ...]:
+        text = self._id_text
+        return (text(run), text(parent), text(task))
 
     def _start_call(
-        self, run_id: UUID, parent_run_id: UUID | None, **fields: Any
-    ) -> tuple[dict[str, Any], tuple[Any, ...]]:
+        self, key: Any, parent: Any, **fields: Any
+    ) -> tuple[dict[str, Any], Any]:
         """(stable fields of the call, the start event's meta) - the meta as _meta() would build it."""
-        key = getattr(run_id, "int", run_id)
         if key in self._calls:
             raise _Duplicate
-        parent = getattr(parent_run_id, "int", parent_run_id)
-        task = self._owner.get(parent) if parent_run_id is not None else None
+        task = self._owner.get(parent) if parent is not None else None
         self._owner[key] = task
         # Never mutated afterwards, so the start and end events may share it.
         info = {"node": self._node_of(task), **fields}
-        in_tool = self._in_tool.get(parent) if parent_run_id is not None else None
+        in_tool = self._in_tool.get(parent) if parent is not None else None
         self._calls[key] = info
         if "tool" in fields:
-            self._in_tool[key] = run_id
+            self._in_tool[key] = key
         elif in_tool is not None:
             self._in_tool[key] = in_tool
             # A model called by a tool's own code: the tool's output is then model-derived, not observed.
-            return info, _in_tool_meta((run_id, parent_run_id, task), in_tool)
-        return info, (run_id, parent_run_id, task)
+            return info, _in_tool_meta(self._meta_of(key, parent, task), self._id_text(in_tool))
+        return info, self._meta_of(key, parent, task)
 
-    def _meta(self, run_id: UUID, parent_run_id: UUID | None) -> tuple[Any, ...]:
-        # Raw UUIDs in a tuple: the Recorder makes the journal's meta object of it when it writes the line.
-        return (run_id, parent_run_id, self._owner.get(getattr(run_id, "int", run_id)))
+    def _meta(self, key: Any, parent: Any) -> tuple[Any, ...]:
+        # A tuple: the Recorder makes the journal's meta object of it when it writes the line.
+        return self._meta_of(key, parent, self._owner.get(key))
 
     def current_task(self) -> tuple[str | None, str | None]:
         """(task run id, node name) of the LangGraph node running in this context, if this handler saw it."""
@@ -443,7 +462,7 @@ class CaptureHandler(BaseCallbackHandler):
         self.resolve()
         with self._resolving:
             task = self._owner.get(_key(parent))
-            return (str(task) if task else None, self._node_of(task))
+            return (self._id_text(task), self._node_of(task))
 
     # -- chains: graphs, nodes, branch functions -------------------------------------------------
     def on_chain_start(
@@ -460,20 +479,22 @@ class CaptureHandler(BaseCallbackHandler):
         try:
             step = metadata.get("langgraph_step") if metadata else None
             # LangGraph tags a node's own run (not the runnables inside it) with its step.
+            key = getattr(run_id, "int", run_id)
             if step is not None and tags and f"graph:step:{step}" in tags:
                 frozen = _frozen(inputs)
-                self._live[getattr(run_id, "int", run_id)] = (inputs, frozen)
+                self._live[key] = (inputs, frozen)
                 # The fields it needs, not the metadata dict (a fresh one per run, freed if not kept here).
                 md = metadata
-                self._raw.extend((CaptureHandler._node_started, run_id, parent_run_id, md.get("langgraph_node"),
+                self._raw.extend((CaptureHandler._node_started, key, getattr(parent_run_id, "int", parent_run_id),
+                                  md.get("langgraph_node"),
                                   md.get("langgraph_checkpoint_ns") or md.get("checkpoint_ns") or "", step,
                                   md.get("langgraph_triggers"), md.get("langgraph_path"), frozen))
                 return
             # Only now, while its stream() is on the stack, can a graph run be told from a runnable in a node.
             graph = _find_running_graph()
             content = _frozen(inputs) if graph is not None else NO_CONTENT
-            self._raw.extend((CaptureHandler._chain_started, run_id, parent_run_id, kwargs.get("name"), graph,
-                              content))
+            self._raw.extend((CaptureHandler._chain_started, key, getattr(parent_run_id, "int", parent_run_id),
+                              kwargs.get("name"), graph, content))
         except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
             self._rec.fail("on_chain_start", exc)
 
@@ -495,7 +516,7 @@ class CaptureHandler(BaseCallbackHandler):
         self, run_id: Any, parent_run_id: Any, name: str, inputs: Any, structure: dict[str, Any] | None
     ) -> None:
         """Record the start of a graph run (used by importers, which know graphs from the run tree)."""
-        self._push((CaptureHandler._graph_started, run_id, parent_run_id, name, _frozen(inputs), structure))
+        self._push((CaptureHandler._graph_started, _key(run_id), _key(parent_run_id), name, _frozen(inputs), structure))
 
     def _graph_started(
         self, run_id: Any, parent_run_id: Any, name: str, content: Any, structure: dict[str, Any] | None
@@ -508,17 +529,17 @@ class CaptureHandler(BaseCallbackHandler):
         payload: dict[str, Any] = {"graph": name, **structure, "node": self._node_of(owner)}
         in_tool = self._in_tool.get(key)  # an agent behind a tool: numbered by the tool call that ran it
         meta = self._meta(run_id, parent_run_id)
-        self._rec.queue("graph_start", payload, meta if in_tool is None else _in_tool_meta(meta, in_tool),
+        self._rec.queue("graph_start", payload, meta if in_tool is None else _in_tool_meta(meta, self._id_text(in_tool)),
                         content if owner is None and content is not NO_CONTENT else NO_CONTENT)
 
-    def _node_started(self, run_id: UUID, parent_run_id: UUID | None, node: Any, ns: str, step: Any, triggers: Any,
+    def _node_started(self, run_id: Any, parent_run_id: Any, node: Any, ns: str, step: Any, triggers: Any,
                       path: Any, content: Any) -> None:
         key = _key(run_id)
         if key in self._tasks:
             return
         node = str(node)
         name = namespaced_name(ns, node)
-        self._owner[key] = run_id
+        self._owner[key] = key
         self._tasks[key] = name
         in_tool = self._in_tool.get(_key(parent_run_id)) if parent_run_id is not None else None
         if in_tool is not None:  # a graph run by a tool's code (an agent behind a tool)
@@ -531,7 +552,7 @@ class CaptureHandler(BaseCallbackHandler):
             "triggers": sorted(map(str, triggers or ())),
             "path": list(map(str, path or ())),
         }
-        meta = (run_id, parent_run_id, run_id, ns)
+        meta = (*self._meta_of(key, parent_run_id, key), ns)
         if node == START_NODE:  # its input is the graph's input, recorded with graph_start
             payload["blob"] = None
             self._rec.queue("node_start", payload, meta)
@@ -539,18 +560,20 @@ class CaptureHandler(BaseCallbackHandler):
             self._rec.queue("node_start", payload, meta, content)
 
     def on_chain_end(self, outputs: Any, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any) -> None:
-        live = self._live.pop(getattr(run_id, "int", run_id), None)
+        key = getattr(run_id, "int", run_id)
+        live = self._live.pop(key, None)
+        parent = getattr(parent_run_id, "int", parent_run_id)
         if live is not None:  # a node's own run: its output and its input as they are at this moment
             try:
                 update, routes = _node_end(outputs, live)
             except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
                 self._rec.fail("on_chain_end", exc)
             else:  # one raw item, nothing else kept alive until the flush
-                self._push((CaptureHandler._node_ended, update, routes, run_id, parent_run_id))
+                self._push((CaptureHandler._node_ended, update, routes, key, parent))
                 return
-        self._push((CaptureHandler._chain_ended, outputs, run_id, parent_run_id))
+        self._push((CaptureHandler._chain_ended, outputs, key, parent))
 
-    def _node_ended(self, update: Any, routes: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _node_ended(self, update: Any, routes: Any, run_id: Any, parent_run_id: Any) -> None:
         """The end of a node's own run, worked out at its callback (`_node_end`)."""
         key = _key(run_id)
         name = self._tasks.get(key)
@@ -559,16 +582,16 @@ class CaptureHandler(BaseCallbackHandler):
             return
         self._end_node(key, name, update, list(routes), run_id, parent_run_id)
 
-    def _end_node(self, key: Any, name: str, update: Any, routes: list[str], run_id: UUID,
-                  parent_run_id: UUID | None) -> None:
+    def _end_node(self, key: Any, name: str, update: Any, routes: list[str], run_id: Any,
+                  parent_run_id: Any) -> None:
         """Queue a node task's end once (a second report of it is dropped). The node's own run is its task: meta
         as _meta() would build it, without the lookups."""
         if key in self._ended:
             return
         self._ended.add(key)
-        self._rec.queue("node_end", {"node": name, "routes": routes}, (run_id, parent_run_id, run_id), update)
+        self._rec.queue("node_end", {"node": name, "routes": routes}, self._meta_of(key, parent_run_id, key), update)
 
-    def _chain_ended(self, outputs: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _chain_ended(self, outputs: Any, run_id: Any, parent_run_id: Any) -> None:
         key = _key(run_id)
         name = self._tasks.get(key)
         if name is not None:
@@ -598,17 +621,18 @@ class CaptureHandler(BaseCallbackHandler):
     def on_chain_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        live = self._live.pop(getattr(run_id, "int", run_id), None)
+        key, parent = _key(run_id), _key(parent_run_id)
+        live = self._live.pop(key, None)
         command = _handed_to_parent(error)
         if live is not None and command is not None:  # a hand-off to the parent graph: the node's output
             try:
-                self._push((CaptureHandler._node_ended, *_node_end(command, live), run_id, parent_run_id))
+                self._push((CaptureHandler._node_ended, *_node_end(command, live), key, parent))
                 return
             except Exception as exc:  # noqa: BLE001 - recorded, and the capture is marked incomplete
                 self._rec.fail("on_chain_error", exc)
-        self._push((CaptureHandler._chain_failed, error, run_id, parent_run_id))
+        self._push((CaptureHandler._chain_failed, error, key, parent))
 
-    def _chain_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _chain_failed(self, error: BaseException, run_id: Any, parent_run_id: Any) -> None:
         key = _key(run_id)
         if key in self._ended:
             return
@@ -640,10 +664,10 @@ class CaptureHandler(BaseCallbackHandler):
     ) -> None:
         tool = kwargs.get("name") or (serialized or {}).get("name") or "tool"
         args = _frozen(inputs) if inputs is not None else input_str
-        self._push((CaptureHandler._tool_started, run_id, parent_run_id, str(tool), kwargs.get("tool_call_id"),
-                    args))
+        self._push((CaptureHandler._tool_started, _key(run_id), _key(parent_run_id), str(tool),
+                    kwargs.get("tool_call_id"), args))
 
-    def _tool_started(self, run_id: UUID, parent_run_id: UUID | None, tool: str, call_id: Any, args: Any) -> None:
+    def _tool_started(self, run_id: Any, parent_run_id: Any, tool: str, call_id: Any, args: Any) -> None:
         info, meta = self._start_call(run_id, parent_run_id, tool=tool, tool_call_id=call_id)
         self._rec.queue("tool_start", info, meta, args)
 
@@ -654,10 +678,10 @@ class CaptureHandler(BaseCallbackHandler):
             output = (output.tool_call_id, _frozen(output.content), getattr(output, "status", "success"))
         else:
             output = (None, _frozen(output), "success")
-        self._push((CaptureHandler._tool_ended, output, handoff, run_id, parent_run_id))
+        self._push((CaptureHandler._tool_ended, output, handoff, _key(run_id), _key(parent_run_id)))
 
-    def _tool_ended(self, output: tuple[Any, Any, str], handoff: bool, run_id: UUID,
-                    parent_run_id: UUID | None) -> None:
+    def _tool_ended(self, output: tuple[Any, Any, str], handoff: bool, run_id: Any,
+                    parent_run_id: Any) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
         call_id, content, status = output
         # A ToolMessage carries the call id LangChain matched; its content is the tool's output.
@@ -674,9 +698,9 @@ class CaptureHandler(BaseCallbackHandler):
     def on_tool_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        self._push((CaptureHandler._tool_failed, error, run_id, parent_run_id))
+        self._push((CaptureHandler._tool_failed, error, _key(run_id), _key(parent_run_id)))
 
-    def _tool_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _tool_failed(self, error: BaseException, run_id: Any, parent_run_id: Any) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "tool": "tool", "tool_call_id": None}
         payload = {**info, "error": self._rec.text(_error_text(error))}
         self._rec.queue("tool_error", payload, self._meta(run_id, parent_run_id))
@@ -692,8 +716,8 @@ class CaptureHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         content = messages[0] if len(messages) == 1 else messages
-        self._raw.extend((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name"), serialized,
-                          content))
+        self._raw.extend((CaptureHandler._model_started, getattr(run_id, "int", run_id),
+                          getattr(parent_run_id, "int", parent_run_id), kwargs.get("name"), serialized, content))
 
     def on_llm_start(
         self,
@@ -704,11 +728,11 @@ class CaptureHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        self._push((CaptureHandler._model_started, run_id, parent_run_id, kwargs.get("name") or
+        self._push((CaptureHandler._model_started, _key(run_id), _key(parent_run_id), kwargs.get("name") or
                     (serialized or {}).get("name") or "llm", serialized, list(prompts)))
 
     def _model_started(
-        self, run_id: UUID, parent_run_id: UUID | None, name: str | None, serialized: Any, content: Any
+        self, run_id: Any, parent_run_id: Any, name: str | None, serialized: Any, content: Any
     ) -> None:
         model = name or (serialized or {}).get("name") or "model"
         info, meta = self._start_call(run_id, parent_run_id, model=str(model))
@@ -722,9 +746,10 @@ class CaptureHandler(BaseCallbackHandler):
             output, usage = _model_parts(response)
         except Exception:  # noqa: BLE001 - an odd result: read again at the flush, which records the failure
             output, usage = Deferred(_model_output, response), None
-        self._push((CaptureHandler._model_ended, output, usage, run_id, parent_run_id))
+        self._push((CaptureHandler._model_ended, output, usage, getattr(run_id, "int", run_id),
+                    getattr(parent_run_id, "int", parent_run_id)))
 
-    def _model_ended(self, output: Any, usage: Any, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _model_ended(self, output: Any, usage: Any, run_id: Any, parent_run_id: Any) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
         content = output if type(output) is Deferred else {"output": output, "usage": usage}
         self._rec.queue("model_end", info, self._meta(run_id, parent_run_id), content)
@@ -732,9 +757,9 @@ class CaptureHandler(BaseCallbackHandler):
     def on_llm_error(
         self, error: BaseException, *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        self._push((CaptureHandler._model_failed, error, run_id, parent_run_id))
+        self._push((CaptureHandler._model_failed, error, _key(run_id), _key(parent_run_id)))
 
-    def _model_failed(self, error: BaseException, run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _model_failed(self, error: BaseException, run_id: Any, parent_run_id: Any) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "model": "model"}
         payload = {**info, "error": self._rec.text(_error_text(error))}
         self._rec.queue("model_error", payload, self._meta(run_id, parent_run_id))
@@ -750,9 +775,9 @@ class CaptureHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         retriever = kwargs.get("name") or (serialized or {}).get("name") or "retriever"
-        self._push((CaptureHandler._retriever_started, run_id, parent_run_id, str(retriever), str(query)))
+        self._push((CaptureHandler._retriever_started, _key(run_id), _key(parent_run_id), str(retriever), str(query)))
 
-    def _retriever_started(self, run_id: UUID, parent_run_id: UUID | None, retriever: str, query: str) -> None:
+    def _retriever_started(self, run_id: Any, parent_run_id: Any, retriever: str, query: str) -> None:
         # Its own event, so that calls that overlapped are told from calls made one after another.
         self._rec.queue("retriever_start", *self._start_call(run_id, parent_run_id, retriever=retriever,
                                                              query=self._rec.text(query)))
@@ -760,8 +785,9 @@ class CaptureHandler(BaseCallbackHandler):
     def on_retriever_end(
         self, documents: Sequence[Any], *, run_id: UUID, parent_run_id: UUID | None = None, **kwargs: Any
     ) -> None:
-        self._push((CaptureHandler._retriever_ended, [_frozen(d) for d in documents], run_id, parent_run_id))
+        self._push((CaptureHandler._retriever_ended, [_frozen(d) for d in documents], _key(run_id),
+                    _key(parent_run_id)))
 
-    def _retriever_ended(self, documents: list[Any], run_id: UUID, parent_run_id: UUID | None) -> None:
+    def _retriever_ended(self, documents: list[Any], run_id: Any, parent_run_id: Any) -> None:
         info = self._calls.pop(_key(run_id), None) or {"node": None, "retriever": "retriever", "query": None}
         self._rec.queue("retriever_end", info, self._meta(run_id, parent_run_id), documents)

@@ -90,6 +90,10 @@ class LineSharer:
                 target, j, indent, length = run
                 out.append(_reference_line(j + 1, j + length, target, indent))
                 shared = True
+                if not indent:
+                    # The same lines as the target's: keep its str objects (hashed already, so remembering
+                    # them below is a lookup by identity) and let this file's copies go.
+                    lines[i:i + length] = self.lines[target][j:j + length]
                 i += length
                 continue
             out.append(_LITERAL + line if line.startswith(_PREFIX) else line)
