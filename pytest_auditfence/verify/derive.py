@@ -717,13 +717,33 @@ def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject
         if item in index.files[f].alternatives:
             continue
         label = index.files[f].labels[item]
-        if other_period(subject, label) or not subject_keys(label.column_text) & subject.keys:
+        year = _year_of_part(subject, label)
+        if other_period(subject, label) and year is None or not subject_keys(label.column_text) & subject.keys:
             continue
         o = Observed(index.files[f].quantities[item].value, f, item)
         if is_weak(index.quantity(o)):
             continue
-        groups.setdefault((f, label.columns, label.caption, frozenset(label.periods)), []).append(o)
-    return [members for _, members in sorted(groups.items(), key=lambda kv: str(kv[0]))]
+        groups.setdefault((f, label.columns, label.caption, year or frozenset(label.periods)), []).append(o)
+    return [members for key, members in sorted(groups.items(), key=lambda kv: str(kv[0]))
+            if not isinstance(key[3], tuple) or _whole_year(members, index)]
+
+
+def _year_of_part(subject: ClaimSubject, label: CellLabel) -> tuple[Period, str] | None:
+    """For a claim naming a year only ('the average quarterly low price in 2018'), the year of a cell of one of its
+    quarters or halves ('First Quarter' under '2018'): such cells are items of the year's breakdown, never the
+    year's own figure (a look-up keeps them apart, `other_period`)."""
+    if len(label.periods) != 1:
+        return None
+    (year, part), = label.periods
+    return ((year, ""), part[0]) if part and (year, "") in subject.periods and not any(p for _, p in subject.periods) \
+        else None
+
+
+def _whole_year(members: list[Observed], index: SourceIndex) -> bool:
+    """Do the cells of a year's parts (see `_year_of_part`) hold each quarter, or each half, of it once? A year's
+    sum or mean is over all of them: a part of a year is no year."""
+    parts = sorted(part for o in members for _, part in index.label(o).periods)
+    return parts in (["Q1", "Q2", "Q3", "Q4"], ["H1", "H2"])
 
 
 def _column_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex, subject: ClaimSubject,

@@ -35,8 +35,12 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n|\s{2,}(?=\d+\s)")
 # Words about the answer itself ("based on the given passages, the answer is ..."), not its subject.
 _META_WORDS = frozenset(
     """answer answers question questions passage passages based given provided according information mentioned
-    mention mentions states state note therefore however also context text source sources""".split()
+    mention mentions states note therefore however also context text source sources""".split()
 )
+# 'state' is a meta word only as the verb of a text ('the passages state', 'it does not state'); the noun names a
+# subject ('Current: State' of an income tax table, 'state tax', 'the state of Texas')
+_VERB_STATE = re.compile(r"(?i)((?:\b(?:passages|sources|documents|texts|articles|reports|filings|they|does\s+not|"
+                         r"do\s+not|did\s+not|clearly|explicitly|specifically)|n[’']t)\s+)state\b")
 
 
 # Words either side of a number that count as its neighbourhood even across a full stop: recipe and
@@ -72,7 +76,8 @@ def _subject_keys(text: str) -> frozenset[str]:
     plus the initials of runs of capitalised words ('Body Mass Index' -> 'bmi'), so an abbreviation in a
     claim finds the spelled-out subject in a source."""
     units = quantities.UNIT_WORDS
-    keys = {subject_stem(w) for w in content_words(text) if w not in units and w not in _META_WORDS}
+    words = content_words(_VERB_STATE.sub(r"\1", text)) if "tate" in text else content_words(text)
+    keys = {subject_stem(w) for w in words if w not in units and w not in _META_WORDS}
     keys.update(abbreviations(text))
     for run in _CAPITALISED_RUN.finditer(text):
         initials = "".join(w[0] for w in run.group().split()).lower()
@@ -682,14 +687,31 @@ def _bucket_spans(sides: frozenset[tuple[str, str]]) -> frozenset[str]:
     return frozenset(side for axis, side in sides if axis == "maturity" and _span(side))
 
 
-def bucket_unnamed(subject: ClaimSubject, label: CellLabel) -> bool:
+def bucket_unnamed(subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
     """Is a cell looked up for a claim naming a maturity bucket a cell of another bucket that overlaps it ('1-3 years'
-    for 'after more than one year')? Such a cell is a part of a sum of buckets (derive.py keeps it as an operand),
-    never the claim's figure. A cell naming no bucket (a 'Total' column) is left to the claim's other words: see
-    docs/benchmarks.md, stop 25, for what telling it apart cost."""
+    for 'after more than one year'), or one naming no bucket (a 'Total' column) in a row whose other columns hold the
+    claim's very bucket ('Less than 1 year' for 'due within one year')? Either is a part or the sum of buckets
+    (derive.py keeps it as an operand), never the claim's figure. A 'Total' of a row without the claim's bucket is
+    left to the claim's other words ('due within five years' may be the whole when the later buckets are nil)."""
     claimed = _bucket_spans(subject.sides)
+    if not claimed:
+        return False
     own = _bucket_spans(cell_sides(label))
-    return bool(claimed and own and not own & claimed)
+    if own:
+        return not own & claimed
+    return bool(claimed & _row_buckets(file, index).get((label.row, label.section, label.caption), frozenset()))
+
+
+def _row_buckets(file: int, index: SourceIndex) -> dict[tuple[str, str, str], frozenset[str]]:
+    """The maturity buckets the columns of each table row of a source name, by row (asked once per source)."""
+    memo_key = ("row buckets", file)
+    by_row = index.memo.get(memo_key)
+    if by_row is None:
+        found: dict[tuple[str, str, str], set[str]] = {}
+        for other in index.files[file].labels.values():
+            found.setdefault((other.row, other.section, other.caption), set()).update(_bucket_spans(cell_sides(other)))
+        by_row = index.memo[memo_key] = {row: frozenset(spans) for row, spans in found.items()}
+    return by_row
 
 
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
@@ -1064,7 +1086,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             if cell_backs(subject, label) and not month_apart(subject, position[m.source], m.offset, label, index) \
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
-                    and not bucket_unnamed(subject, label) \
+                    and not bucket_unnamed(subject, label, position[m.source], index) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):
                 kept.append(m)  # '$795 per share' is not the '795' of a row of whole amounts

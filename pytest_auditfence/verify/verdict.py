@@ -104,6 +104,15 @@ def _worded(q: Quantity, result: AtomResult, index: SourceIndex) -> bool:
         not any(c.isdigit() for c in index.loaded(f).text[start:end]) for f, start, end in result.spans)
 
 
+def _dimensioned_nowhere(q: Quantity, index: SourceIndex) -> bool:
+    """Is a figure the claim writes in words with a dimension of its own ('twenty percent', 'two million dollars')
+    stated nowhere in the sources, in digits or in words? It is no count the writer made of a list, and as invented
+    as its digits would be: it is checked (flagged). A spelled count ('five stores') stays unchecked, as a count
+    in digits found nowhere does, and so does a spelled figure the sources state elsewhere (chance as often as not)."""
+    return (q.kind in ("percent", "currency") or q.scale > 1) and not any(c.isdigit() for c in q.text) \
+        and not value_anywhere(q, index) and not index.spelled_near(q.value, q.tolerance)
+
+
 # Pronouns name no subject of their own: 'They also agreed to acquire 7 stores' is about what the source's 'we agreed to
 # acquire 11 stores' is about, though no 'they' stands there
 _PRONOUN_STEMS = frozenset(subject_stem(w) for w in (
@@ -268,7 +277,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         if _worded(q, result, index):
             worded.add(id(result))
         if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and (
-                q in placed and q not in table_placed or id(result) in worded):
+                q in placed and q not in table_placed or id(result) in worded and not _dimensioned_nowhere(q, index)):
             # a count the sources state for no noun of the claim's ('here are 5 ways' over a list of five): the
             # writer counted, which is no figure to look up, so it is not checked, nor is a small count found in
             # another passage than the cited one (by chance, as often as not); a count the sources state

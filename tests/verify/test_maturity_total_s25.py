@@ -1,8 +1,9 @@
 """Issue 10, stop 25 (trust): a claim naming a maturity bucket is looked up only in a cell of that very bucket, over
 real captured runs (`plan` asks for a tool, a `ToolNode` runs it, `write` returns the report) in every form a tool
 returns a table in. An overlapping bucket ('1-3 years' for 'after more than one year') is a part of a sum, not the
-claim's figure. The 'Total' column of a row split into buckets names no bucket and is not the claim's part either:
-that gap is still open (xfail, strict). The negatives: the right bucket's cell still verifies, a claim naming no
+claim's figure. The 'Total' column of a row split into buckets names no bucket and is not the claim's part either
+when the row holds the claim's bucket (closed at stop 26; its negative, a span no column holds, is in
+test_wrong_row_s26.py). The negatives: the right bucket's cell still verifies, a claim naming no
 bucket is still backed by the Total column, and a correct sum of the buckets a claim's span covers still derives."""
 
 from __future__ import annotations
@@ -25,9 +26,6 @@ def audit(tmp_path: Path):
     return table_auditor(tmp_path, TABLES)
 
 
-@pytest.mark.xfail(strict=True, reason="open gap (stop 25): the Total column of a row split into buckets still backs a "
-                   "claim naming one bucket; the rule closing it cost one correct held-out TAT-QA sentence (covered "
-                   "81.9% -> 81.8%), see docs/benchmarks.md")
 @pytest.mark.parametrize("form", ALL_FORMS)
 def test_the_total_column_backs_no_claim_naming_one_bucket(audit, form: str) -> None:
     _check(audit, form, "obligations",

@@ -44,6 +44,8 @@ def test_a_figure_in_words_or_digits_is_verified_by_either(audit, sentence: str,
     ("They signed an agreement to acquire five stores and one collision center.", "five"),
     ("They signed an agreement to acquire 7 stores and one collision center.", "7"),  # 'they' names no subject
     ("Membership revenue grew 30% in the year.", "30%"),
+    # stop 26: a spelled figure with a unit that no source states, in digits or in words, is flagged as its digits are
+    ("Membership revenue grew thirty percent in the year.", "thirty"),
 ])
 def test_a_wrong_figure_is_flagged(audit, sentence: str, figure: str) -> None:
     claim = audit(sentence, figure)
@@ -53,8 +55,6 @@ def test_a_wrong_figure_is_flagged(audit, sentence: str, figure: str) -> None:
 @pytest.mark.parametrize("sentence, figure", [
     # a count the sources state for no noun of the claim's is the writer's, not checked (as a digit count is)
     ("The company named three priorities for the year.", "three"),
-    # a spelled figure the sources word otherwise is left unchecked, not flagged
-    ("Membership revenue grew thirty percent in the year.", "thirty"),
     # another subject's count is no contradiction, pronoun or not
     ("They opened 7 restaurants in the year.", "7"),
 ])
