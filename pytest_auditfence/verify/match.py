@@ -824,7 +824,9 @@ def source_clause(loaded: LoadedFile, start: int, end: int) -> str:
     region = text[max(a, start - 300):start]
     stops = [m.end() for m in _CLAUSE_STOP.finditer(region)]
     before = region[stops[-1]:] if stops else region
-    if not subject_keys(before) - _NOT_A_SUBJECT:
+    # a clause that continues the one before it (', which represents year-over-year growth of 10.2%') is about
+    # that clause's subject, as one that names nothing is
+    if not subject_keys(before) - _NOT_A_SUBJECT or (stops and _CONTINUES.match(before)):
         breaks = [m.end() for m in _STATEMENT_STOP.finditer(region)]
         before = region[breaks[-1]:] if breaks else region
     after = _AFTER_STOP.split(text[end:min(b, end + 40)], maxsplit=1)[0]
@@ -1239,6 +1241,10 @@ _FIGURE_TOKEN = re.compile(r"[$€£¥]?\d[\d,.]*")
 _PART_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s|$)")
 _JOINER = re.compile(r"(?i)\b(?:and|or|while|whereas|but|versus|vs|compared\s+(?:to|with))\b")
 _RANGE_JOIN = re.compile(r"(?i)[%\s]*(?:percent\s+)?(?:to|and|-|–|through)\s*")
+# a clause that continues the one before it: a participle ('growing 10.1%', 'representing growth of 4.8%') or a
+# relative clause ('which represents growth of 10.2%'), not a clause with a subject of its own
+_CONTINUES = re.compile(r"(?i)\s*(?:(?:which|that)\s+(?:would\s+|will\s+)?[a-z]+\b"
+                        r"|(?!(?:during|nothing|something|anything|everything|morning|evening|spring)\b)[a-z]{3,}ing\b)")
 
 
 def _named_qualifiers(text: str) -> dict[str, frozenset[str]]:
@@ -1273,6 +1279,11 @@ def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int) -> dict
     first = _PART_STOP.search(text, lo, start)
     if first and not _FIGURE_TOKEN.search(text, lo, first.start()):
         tiers.append(text[lo:first.start()])
+    if _CONTINUES.match(text, clause, start) and stops:
+        # ', growing 10.1% to 12.8%' and ', which represents growth of 10.2% to 13.5%' continue the clause before
+        # them ('EPS is expected to be between $2.40 and $2.46'): its qualifiers are theirs where their own name none
+        earlier = [m.end() for m in _PART_STOP.finditer(text, lo, stops[-1] - 1)]
+        tiers.append(text[earlier[-1] if earlier else lo:stops[-1]])
     found: dict[str, frozenset[str]] = {}
     for tier in tiers:
         for axis, names in _named_qualifiers(tier).items():
