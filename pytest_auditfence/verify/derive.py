@@ -468,12 +468,27 @@ def _caption_total(label: CellLabel, keys: frozenset[str]) -> set[str]:
 def _claim_rows(members: list[Observed], index: SourceIndex) -> list[Observed]:
     """The cells of a column of the rows a claim names, for a pair: all of them when one row's name holds the
     others' ('Deferred revenue' holds 'Revenue'), those of the two rows that name the rest when there are two,
-    none when the claim names three rows or more (a formula of two leaves one out)."""
+    none when the claim names three rows or more (a formula of two leaves one out). Where the claim names a label
+    repeated under several section rows ('Underlying rights and other' under 'Finite-Lived' and 'Indefinite-Lived'),
+    those rows are its subject in each section, and the total of one of those sections is no operand beside them."""
+    members = _without_section_totals(members, index)
     keys = {o.item: frozenset(subject_keys(index.label(o).row)) for o in members}
     widest = {k for k in keys.values() if not any(k < other for other in keys.values())}
     if len(widest) > 2:
         return []
     return members if len(widest) == 1 else [o for o in members if keys[o.item] in widest]
+
+
+def _without_section_totals(members: list[Observed], index: SourceIndex) -> list[Observed]:
+    """`members` less the total rows of the sections under which a label of `members` repeats (see `_claim_rows`)."""
+    by_label: dict[str, set[str]] = {}
+    for o in members:
+        label = index.label(o)
+        by_label.setdefault(label.row.strip().lower(), set()).add(label.section)
+    sections = {section for found in by_label.values() if len(found) > 1 for section in found}
+    if not sections:
+        return members
+    return [o for o in members if not (TOTAL_ROW.match(index.label(o).row) and index.label(o).section in sections)]
 
 
 def _row_of(o: Observed, index: SourceIndex) -> tuple:

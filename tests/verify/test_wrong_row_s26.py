@@ -10,6 +10,8 @@ negative:
 - a figure written in words with a dimension of its own ('twenty percent', 'nine million dollars') that the sources
   state nowhere, in digits or in words, is flagged like its digits; a spelled count ('five stores') and a spelled
   figure the sources state about something else stay unchecked, as counts in digits do;
+- a label repeated under two section rows that a claim names ('underlying rights and other for both finite-lived
+  and indefinite-lived') is summed over its own rows, never with the total of one of those sections;
 - a claim naming a year only is derived as the sum or mean of that year's quarter rows when all four stand in its
   column; one quarter's cell, or three quarters, back no year claim."""
 
@@ -50,6 +52,18 @@ TABLES = {
         ["Third Quarter", "1,410", "470"],
         ["Fourth Quarter", "1,640", "560"]],
         "Unaudited quarterly results of operations:"),
+    # one label under two section rows, each section closed by its total
+    "intangibles": ("Table 3 Identifiable intangible assets, net (in millions)", [
+        ["", "2019", "2018"],
+        ["Finite-lived intangible assets:", "", ""],
+        ["Customer relationships", "1,098.9", "1,191.4"],
+        ["Underlying rights and other", "1.9", "2.1"],
+        ["Total finite-lived intangible assets", "1,100.8", "1,193.5"],
+        ["Indefinite-lived intangible assets:", "", ""],
+        ["Certifications", "3.5", "3.5"],
+        ["Underlying rights and other", "14.5", "15.1"],
+        ["Total indefinite-lived intangible assets", "18.0", "18.6"]],
+        "Identifiable intangible assets as of June 30 were as follows:"),
 }
 
 ALL_FORMS = sorted([*FORMS, "records"])
@@ -135,3 +149,20 @@ def test_a_year_is_the_sum_or_mean_of_all_its_quarters(audit, form: str) -> None
            [("The total net revenue in 2019 was $1,640 thousand.", "$1,640 thousand"),  # the fourth quarter's
             ("The total net revenue in 2019 was $3,960 thousand.", "$3,960 thousand"),  # three quarters
             ("The total gross profit in 2019 was $5,600 thousand.", "$5,600 thousand")])  # the other column's
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_label_under_two_sections_is_summed_without_a_sections_total(audit, form: str) -> None:
+    _check(audit, form, "intangibles",
+           # 1.9 + 14.5; the negatives: a section's total with a row of another label, and an item over its total
+           [("The total underlying rights and other for both finite-lived and indefinite-lived intangible assets in "
+             "2019 came to $16.4 million.", "$16.4 million"),
+            ("The total finite-lived intangible assets plus the certifications came to $1,104.3 million in 2019.",
+             "$1,104.3 million"),
+            ("The underlying rights and other as a percentage of the total finite-lived intangible assets in 2019 "
+             "was 0.17%.", "0.17%")],
+           # 1,100.8 + 14.5: the finite-lived total summed with the other section's row of the claim's label
+           [("The total underlying rights and other for both finite-lived and indefinite-lived intangible assets in "
+             "2019 came to $1,115.3 million.", "$1,115.3 million"),
+            ("The total underlying rights and other for both finite-lived and indefinite-lived intangible assets in "
+             "2019 came to $16.1 million.", "$16.1 million")])
