@@ -303,6 +303,8 @@ LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
     "shares": {"basic": (r"basic",), "diluted": (r"diluted",)},
     "operations": {"continuing": (r"continuing",), "discontinued": (r"discontinued",)},
     "origin": {"domestic": (r"domestic",), "foreign": (r"foreign(?!\s+(?:currency|exchange))", r"international")},
+    # the ends of a price range ('Low | High' under a stock price table's quarter rows)
+    "bound": {"low": (r"low(?:est)?",), "high": (r"high(?:est)?",)},
 }
 
 # The numbers below twenty written as words ('five stores', 'within twelve months'): the quantity parser's and the

@@ -724,6 +724,8 @@ def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject
     averages or takes a share of. A column headed by a period only is no such column: its rows are
     unrelated line items."""
     words = content_words(claim.claim + "\n" + (claim.context or ""))
+    whole_years = {(year, "") for year, part in subject.periods if not part
+                   and all((year, f"Q{n}") in subject.periods for n in range(1, 5))}
     found: set[tuple[int, int]] = set()
     for word in words:
         found.update(index.labelled_with(word))
@@ -733,12 +735,16 @@ def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject
             continue
         label = index.files[f].labels[item]
         year = _year_of_part(subject, label)
-        if other_period(subject, label) and year is None or not subject_keys(label.column_text) & subject.keys:
-            continue
+        if other_period(subject, label) and year is None or not subject_keys(label.column_text) & subject.keys \
+                or sides_apart(subject.sides, cell_sides(label)):
+            continue  # 'the average quarterly high price' is no mean of the 'Low' column
         o = Observed(index.files[f].quantities[item].value, f, item)
         if is_weak(index.quantity(o)):
             continue
-        groups.setdefault((f, label.columns, label.caption, year or frozenset(label.periods)), []).append(o)
+        # a claim about every quarter of a year ('the average quarterly low price in 2018') reads the quarter rows
+        # of that year's column as one breakdown
+        periods = year or frozenset((y, "") if (y, "") in whole_years else (y, part) for y, part in label.periods)
+        groups.setdefault((f, label.columns, label.caption, periods), []).append(o)
     return [members for key, members in sorted(groups.items(), key=lambda kv: str(kv[0]))
             if not isinstance(key[3], tuple) or _whole_year(members, index)]
 

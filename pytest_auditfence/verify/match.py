@@ -15,7 +15,9 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
 from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
-from pytest_auditfence.verify.tables import CellLabel, Period, dated_ranges, periods_in, within_year, words_besides_periods
+from pytest_auditfence.verify.tables import (
+    CellLabel, Period, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
+)
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
 
@@ -315,7 +317,23 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     # 'the change between the second and first quarter in fiscal 2019': that year's quarters, as 'Q2 2019' is
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
-                        within_year(frozenset(periods), text), label_sides(text), ordinal_months(text))
+                        every_quarter(within_year(frozenset(periods), text), text), label_sides(text),
+                        ordinal_months(text))
+
+
+# a claim about each quarter of a year, not one of them ('for each quarter in 2018', 'the average quarterly low price
+# in 2018', 'in all four quarters of 2019')
+_EVERY_QUARTER = re.compile(r"(?i)\b(?:(?:each|every|all(?:\s+(?:the|four))?|the\s+four)\s+quarters?|quarterly)\b")
+
+
+def every_quarter(periods: frozenset[Period], text: str) -> frozenset[Period]:
+    """The years a claim names with each of their quarters, where it speaks of every quarter of them ('the low sale
+    price for each quarter in 2018 ... respectively': the rows 'First Quarter' ... 'Fourth Quarter' under 2018 are
+    (2018, 'Q1') ... (2018, 'Q4')); `periods` as they are when the claim names a part itself ('the second quarter') or
+    no year."""
+    if not periods or any(part for _, part in periods) or not _EVERY_QUARTER.search(text):
+        return periods
+    return periods | {(year, f"Q{n}") for year, _ in periods for n in range(1, 5)}
 
 
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
@@ -464,7 +482,9 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
         return False
     if not subject.keys:
         return True
-    row_keys = _subject_keys(label.subject_text)
+    # a row named only by its quarter ('First Quarter' under '2018 | Low | High') says when, as a column's year does:
+    # the claim's subject is then the column's
+    row_keys = _subject_keys(f"{without_parts(label.row)} {label.section}".strip())
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
     column_keys = _subject_keys(_undated(f"{label.column_text} | {label.caption}"))
@@ -1381,7 +1401,8 @@ def _stated_per_share(text: str, end: int) -> bool:
 
 
 _OTHER_END = re.compile(r"(?i)\s*(?:-|–|to)\s*[$€£¥]?\d[\d,]*(?:\.\d+)?")
-_SHARE_NAMED = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?shares?\b|\beps\b")
+# a price of stock is per share ('Common Stock Price Range 2018' over 'Low | High', 'Share price')
+_SHARE_NAMED = re.compile(r"(?i)\bper\s+(?:[a-z]+\s+){0,2}?shares?\b|\beps\b|\b(?:stock|share)\s+prices?\b")
 
 
 def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:

@@ -134,6 +134,11 @@ def parts_named(text: str) -> set[str]:
     return parts
 
 
+def without_parts(text: str) -> str:
+    """`text` less the quarters and halves it names ('First Quarter' -> ''): what a row label says besides when."""
+    return _PART_WORDS.sub(" ", text).strip()
+
+
 def within_year(found: frozenset[Period], text: str) -> frozenset[Period]:
     """Years named with parts apart from them: each year's quarters (or halves) that `text` names as well
     ('Fiscal 2018' with 'First Quarter' is Q1 2018, 'first-quarter margin in fiscal 2018 and 2019' Q1 of each);
@@ -690,7 +695,10 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             texts = [t for _, _, t in row]
             at: int | None = None
             if grid.right_aligned:
-                label_less = texts[1:] if len(texts) > 1 and not _is_period(texts[0]) else texts
+                # the line's first cell is the labels' column's only where it stands at the labels' margin: 'Low' over
+                # the first figure column of 'Low   High' heads that column
+                at_margin = row[0][0] - (text.rfind("\n", 0, row[0][0]) + 1) <= margin_width + 2
+                label_less = texts[1:] if len(texts) > 1 and not _is_period(texts[0]) and at_margin else texts
                 j = len(label_less) - 1 - (index_from_right or 0)
                 cell = label_less[j] if 0 <= j < len(label_less) else ""
                 if len(label_less) == 1:
@@ -908,6 +916,9 @@ def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[
     without a label is a subtotal line of the same kind, where it adds up so."""
     out = list(cells)
     for i, cell in enumerate(cells):
+        if not cell.label.section and not cell.label.row.strip():
+            out[i] = _unlabelled_total(text, cells, column_of, i)
+            continue
         if not cell.label.section or not (_TOTAL_ALONE.match(cell.label.row) or not cell.label.row.strip()):
             continue
         total = _cell_value(text, cell)
@@ -920,6 +931,31 @@ def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[
         if total is not None and parts and None not in parts and abs(sum(parts) - total) <= _TOTAL_SLACK * abs(total) + 1:
             out[i] = replace(cell, label=replace(cell.label, row=f"Total {cell.label.section}"))
     return out
+
+
+def _unlabelled_total(text: str, cells: list[Cell], column_of: list[int], i: int) -> Cell:
+    """A row of figures without a label outside any section ('|  | $23,406 | $30,391 |' under the regions of a
+    revenue table) is the table's 'Total' where the labelled rows above it, back to the table's start or the last
+    total or unlabelled row, add up to it in its column; else it keeps no label. Only a sum of two rows or more of
+    one sign: one row above it is no total, and a line adding assets and (liabilities) is a net position (a claim
+    about 'total monetary assets' would take it for theirs)."""
+    cell = cells[i]
+    total = _cell_value(text, cell)
+    parts = []
+    first = i
+    while first and not cells[first - 1].label.row.strip() and column_of[first - 1] != column_of[i]:
+        first -= 1  # the row's own cells to the left of this one
+    for j in range(first - 1, -1, -1):
+        row = cells[j].label.row
+        if not row.strip() or TOTAL_ROW.match(row) or cells[j].label.section or cells[j].label.caption != cell.label.caption:
+            break
+        if column_of[j] == column_of[i]:
+            parts.append(_cell_value(text, cells[j]))
+    if total is None or len(parts) < 2 or None in parts or abs(sum(parts) - total) > _TOTAL_SLACK * abs(total) + 1:
+        return cell
+    if min(parts) < 0 < max(parts):
+        return cell  # assets less liabilities: a net position, no total of what the rows above are
+    return replace(cell, label=replace(cell.label, row="Total"))
 
 
 # a row label that begins with 'Total' ('Total current assets', 'Total:')
