@@ -11,8 +11,10 @@ import datetime as _dt
 import decimal
 import enum
 import hashlib
+import itertools
 import json
 import math
+import operator
 import pathlib
 import re
 import sys
@@ -363,6 +365,8 @@ class _Converter:
         if isinstance(value, (list, tuple, deque)):
             if isinstance(value, tuple) and hasattr(value, "_asdict"):  # NamedTuple
                 return self._mapping(value._asdict().items(), depth)
+            if self._memo is not None and type(value) is list and len(value) >= PREFIX_MIN:
+                return self._extended_list(value, depth)
             return [self.convert(item, depth) for item in value]
         if isinstance(value, (set, frozenset)):
             items = sorted((self._plain.convert(item, depth) for item in value), key=_sort_key)
@@ -387,6 +391,22 @@ class _Converter:
             fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
             return self._mapping(fields.items(), depth)
         return self._duck_typed(value, depth)
+
+    def _extended_list(self, value: list[Any], depth: int) -> list[Any]:
+        """`[self.convert(item, depth) for item in value]`, the items it shares with the last list of messages
+        converted at this depth that began with the same message taken from that list's conversion: each
+        is the memo's conversion of that message either way, so only the items after them are visited."""
+        memo: dict[Any, Any] = self._memo  # type: ignore[assignment]
+        key = (_MESSAGE_LIST, id(value[0]), depth)
+        hit = memo.get(key)
+        if hit is not None and not self._active.isdisjoint(map(id, hit[0])):
+            hit = None  # one of its items is an ancestor of this list: a cycle converts to its marker instead
+        out, done = extended_from(hit, value, lambda item: self.convert(item, depth))
+        rest = value[done:] if done else value
+        message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
+        if message_cls is not None and all(map(isinstance, rest, itertools.repeat(message_cls))):
+            memo[key] = (list(value), out[:])  # the entry keeps the items alive: their ids stay theirs
+        return out
 
     def _library_object(self, value: Any, depth: int) -> Any:
         message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
@@ -498,6 +518,27 @@ class _Converter:
 
 _NOT_HANDLED = object()
 _NOTHING: Any = object()
+# A list at least this long (a node's state of messages) is converted as the extension of the last one like it
+# (`_Converter._extended_list`); BlobStore.put_value encodes it the same way. Shorter ones cost less than the check.
+PREFIX_MIN = 8
+_MESSAGE_LIST = "\x00message list"  # memo keys of _extended_list's entries
+
+
+def extended_from(
+    hit: tuple[list[Any], list[Any]] | None, items: list[Any], each: Callable[[Any], Any]
+) -> tuple[list[Any], int]:
+    """(`[each(item) for item in items]`, how many of its results came from `hit`): `hit` is an earlier
+    list's items and results, whose results are taken when `items` begins with those very objects (compared
+    at C speed). For an `each` whose result depends on the item object alone."""
+    done = 0
+    if hit is not None:
+        before, results = hit
+        done = len(before)
+        if done > len(items) or not all(map(operator.is_, before, items)):
+            done = 0
+    out = hit[1][:done] if done else []  # type: ignore[index]
+    out.extend([each(item) for item in (items[done:] if done else items)])
+    return out, done
 # (class, attribute) -> whether `getattr(obj, name, None)` can be answered from the instance alone: a pydantic
 # model class (LangChain's messages) that has no class attribute of that name and keeps BaseModel's
 # __getattr__. Such a lookup of a field the class lacks ('role' of an AIMessage) otherwise goes through
