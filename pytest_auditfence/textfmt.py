@@ -530,15 +530,20 @@ def extended_from(
     """(`[each(item) for item in items]`, how many of its results came from `hit`): `hit` is an earlier
     list's items and results, whose results are taken when `items` begins with those very objects (compared
     at C speed). For an `each` whose result depends on the item object alone."""
-    done = 0
-    if hit is not None:
-        before, results = hit
-        done = len(before)
-        if done > len(items) or not all(map(operator.is_, before, items)):
-            done = 0
+    done = shared_prefix(hit, items)
     out = hit[1][:done] if done else []  # type: ignore[index]
     out.extend([each(item) for item in (items[done:] if done else items)])
     return out, done
+
+
+def shared_prefix(hit: tuple[list[Any], Any] | None, items: list[Any]) -> int:
+    """len(hit[0]) when `items` begins with the very objects of that earlier list (compared at C speed), else 0."""
+    if hit is None:
+        return 0
+    done = len(hit[0])
+    return done if done <= len(items) and all(map(operator.is_, hit[0], items)) else 0
+
+
 # (class, attribute) -> whether `getattr(obj, name, None)` can be answered from the instance alone: a pydantic
 # model class (LangChain's messages) that has no class attribute of that name and keeps BaseModel's
 # __getattr__. Such a lookup of a field the class lacks ('role' of an AIMessage) otherwise goes through
@@ -640,11 +645,13 @@ class RenderCache:
     every later input and model call. Keyed by the object's identity; each entry keeps its object alive, so
     an id is never reused meanwhile. Only for values nobody changes while the cache lives."""
 
-    __slots__ = ("blocks", "structures")
+    __slots__ = ("blocks", "structures", "sequences")
 
     def __init__(self) -> None:
         # (id, kind, indent, depth, wrap_at) -> (object, block): a rendered string or message at that indent
         self.blocks: dict[tuple[int, int, int, int, int], tuple[Any, _Block]] = {}
+        # (id of its first message, indent, depth, wrap_at) -> (the last list of messages, its entries)
+        self.sequences: dict[tuple[int, int, int, int], tuple[list[Any], list[tuple[int, Any]]]] = {}
         self.structures: dict[int, tuple[str, Any]] = {}  # id(str) -> (str, the structure it holds or None)
 
 
@@ -828,7 +835,27 @@ class _Renderer:
                     return
         self.emit(indent, f"{label}: {_scalar(value)}")
 
+    def _messages_extending(self, items: list[Any], indent: int, depth: int) -> bool:
+        """Emit `items` as messages if they all are (else emit nothing and say so), the entries of the ones it
+        shares with the last list of messages rendered here that began with the same message taken from that
+        list: each is one reused block of that message either way (`message`), so only new ones are visited."""
+        key = (id(items[0]), indent, depth, self.wrap_at)
+        hit = self.cache.sequences.get(key)  # type: ignore[union-attr]
+        done = shared_prefix(hit, items)
+        rest = items[done:] if done else items
+        if not all(is_message(item) for item in rest):
+            return False
+        lines, start = self.lines, len(self.lines)
+        if done:
+            lines.extend(hit[1])  # type: ignore[index]
+        for item in rest:
+            self.message(item, indent, depth)
+        self.cache.sequences[key] = (list(items), lines[start:])  # type: ignore[union-attr]
+        return True
+
     def sequence(self, items: list[Any], indent: int, depth: int) -> None:
+        if self.cache is not None and len(items) >= PREFIX_MIN and self._messages_extending(items, indent, depth):
+            return
         if all(is_message(item) for item in items):
             for item in items:
                 self.message(item, indent, depth)
