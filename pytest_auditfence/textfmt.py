@@ -11,8 +11,10 @@ import datetime as _dt
 import decimal
 import enum
 import hashlib
+import itertools
 import json
 import math
+import operator
 import pathlib
 import re
 import sys
@@ -363,6 +365,8 @@ class _Converter:
         if isinstance(value, (list, tuple, deque)):
             if isinstance(value, tuple) and hasattr(value, "_asdict"):  # NamedTuple
                 return self._mapping(value._asdict().items(), depth)
+            if self._memo is not None and type(value) is list and len(value) >= PREFIX_MIN:
+                return self._extended_list(value, depth)
             return [self.convert(item, depth) for item in value]
         if isinstance(value, (set, frozenset)):
             items = sorted((self._plain.convert(item, depth) for item in value), key=_sort_key)
@@ -387,6 +391,22 @@ class _Converter:
             fields = {f.name: getattr(value, f.name, None) for f in dataclasses.fields(value)}
             return self._mapping(fields.items(), depth)
         return self._duck_typed(value, depth)
+
+    def _extended_list(self, value: list[Any], depth: int) -> list[Any]:
+        """`[self.convert(item, depth) for item in value]`, the items it shares with the last list of messages
+        converted at this depth that began with the same message taken from that list's conversion: each
+        is the memo's conversion of that message either way, so only the items after them are visited."""
+        memo: dict[Any, Any] = self._memo  # type: ignore[assignment]
+        key = (_MESSAGE_LIST, id(value[0]), depth)
+        hit = memo.get(key)
+        if hit is not None and not self._active.isdisjoint(map(id, hit[0])):
+            hit = None  # one of its items is an ancestor of this list: a cycle converts to its marker instead
+        out, done = extended_from(hit, value, lambda item: self.convert(item, depth))
+        rest = value[done:] if done else value
+        message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
+        if message_cls is not None and all(map(isinstance, rest, itertools.repeat(message_cls))):
+            memo[key] = (list(value), out[:])  # the entry keeps the items alive: their ids stay theirs
+        return out
 
     def _library_object(self, value: Any, depth: int) -> Any:
         message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
@@ -498,6 +518,32 @@ class _Converter:
 
 _NOT_HANDLED = object()
 _NOTHING: Any = object()
+# A list at least this long (a node's state of messages) is converted as the extension of the last one like it
+# (`_Converter._extended_list`); BlobStore.put_value encodes it the same way. Shorter ones cost less than the check.
+PREFIX_MIN = 8
+_MESSAGE_LIST = "\x00message list"  # memo keys of _extended_list's entries
+
+
+def extended_from(
+    hit: tuple[list[Any], list[Any]] | None, items: list[Any], each: Callable[[Any], Any]
+) -> tuple[list[Any], int]:
+    """(`[each(item) for item in items]`, how many of its results came from `hit`): `hit` is an earlier
+    list's items and results, whose results are taken when `items` begins with those very objects (compared
+    at C speed). For an `each` whose result depends on the item object alone."""
+    done = shared_prefix(hit, items)
+    out = hit[1][:done] if done else []  # type: ignore[index]
+    out.extend([each(item) for item in (items[done:] if done else items)])
+    return out, done
+
+
+def shared_prefix(hit: tuple[list[Any], Any] | None, items: list[Any]) -> int:
+    """len(hit[0]) when `items` begins with the very objects of that earlier list (compared at C speed), else 0."""
+    if hit is None:
+        return 0
+    done = len(hit[0])
+    return done if done <= len(items) and all(map(operator.is_, hit[0], items)) else 0
+
+
 # (class, attribute) -> whether `getattr(obj, name, None)` can be answered from the instance alone: a pydantic
 # model class (LangChain's messages) that has no class attribute of that name and keeps BaseModel's
 # __getattr__. Such a lookup of a field the class lacks ('role' of an AIMessage) otherwise goes through
@@ -599,11 +645,13 @@ class RenderCache:
     every later input and model call. Keyed by the object's identity; each entry keeps its object alive, so
     an id is never reused meanwhile. Only for values nobody changes while the cache lives."""
 
-    __slots__ = ("blocks", "structures")
+    __slots__ = ("blocks", "structures", "sequences")
 
     def __init__(self) -> None:
         # (id, kind, indent, depth, wrap_at) -> (object, block): a rendered string or message at that indent
         self.blocks: dict[tuple[int, int, int, int, int], tuple[Any, _Block]] = {}
+        # (id of its first message, indent, depth, wrap_at) -> (the last list of messages, its entries)
+        self.sequences: dict[tuple[int, int, int, int], tuple[list[Any], list[tuple[int, Any]]]] = {}
         self.structures: dict[int, tuple[str, Any]] = {}  # id(str) -> (str, the structure it holds or None)
 
 
@@ -787,7 +835,27 @@ class _Renderer:
                     return
         self.emit(indent, f"{label}: {_scalar(value)}")
 
+    def _messages_extending(self, items: list[Any], indent: int, depth: int) -> bool:
+        """Emit `items` as messages if they all are (else emit nothing and say so), the entries of the ones it
+        shares with the last list of messages rendered here that began with the same message taken from that
+        list: each is one reused block of that message either way (`message`), so only new ones are visited."""
+        key = (id(items[0]), indent, depth, self.wrap_at)
+        hit = self.cache.sequences.get(key)  # type: ignore[union-attr]
+        done = shared_prefix(hit, items)
+        rest = items[done:] if done else items
+        if not all(is_message(item) for item in rest):
+            return False
+        lines, start = self.lines, len(self.lines)
+        if done:
+            lines.extend(hit[1])  # type: ignore[index]
+        for item in rest:
+            self.message(item, indent, depth)
+        self.cache.sequences[key] = (list(items), lines[start:])  # type: ignore[union-attr]
+        return True
+
     def sequence(self, items: list[Any], indent: int, depth: int) -> None:
+        if self.cache is not None and len(items) >= PREFIX_MIN and self._messages_extending(items, indent, depth):
+            return
         if all(is_message(item) for item in items):
             for item in items:
                 self.message(item, indent, depth)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_auditfence.errors import JournalError, TraceDirError
 from pytest_auditfence.manifest import BLOBS_DIR, JOURNAL_NAME, MANIFEST_NAME, REPORT_NAME, JournalSummary
-from pytest_auditfence.textfmt import dump_event, dump_json
+from pytest_auditfence.textfmt import PREFIX_MIN, dump_event, dump_json, extended_from
 
 # Files whose presence means a folder already holds a run.
 _RUN_MARKERS = (JOURNAL_NAME, MANIFEST_NAME)
@@ -494,8 +494,20 @@ class BlobStore(_AppendedFile):
                 batch.messages[id(data)] = (data, done)
             return done
         if isinstance(data, list):
+            if len(data) >= PREFIX_MIN:
+                return self._shared(self._extended_list(data, batch), batch, top)
             return self._shared([self._encode(item, batch) for item in data], batch, top)
         return data
+
+    def _extended_list(self, data: list[Any], batch: _Encoded) -> list[Any]:
+        """`[self._encode(item, batch) for item in data]`, the items it shares with the last list of messages
+        encoded that began with the same message taken from that list's encoding (each is the batch's
+        encoding of that message either way): a node's state repeats every earlier message."""
+        out, done = extended_from(batch.lists.get(id(data[0])), data, lambda item: self._encode(item, batch))
+        rest = data[done:] if done else data
+        if all(type(item) is dict and "content" in item and "type" in item for item in rest):
+            batch.lists[id(data[0])] = (list(data), out[:])  # the items kept alive: their ids stay theirs
+        return out
 
     def _shared(self, out: Any, batch: _Encoded, top: bool) -> Any:
         if isinstance(out, list) and len(out) > CHUNK_SPREAD:
@@ -512,7 +524,7 @@ class BlobStore(_AppendedFile):
         """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give
         equal chunks): level 0 holds the items, every level above the shas of the level below. None (and
         nothing stored) when the list is shorter than SHARE_MIN as JSON."""
-        ends = [batch.ends_chunk(item) for item in items]
+        ends = batch.ends_of(items)
         parts: list[list[Any]] = []
         start = 0
         for i, end in enumerate(ends):
@@ -595,12 +607,16 @@ class BlobReader:
 class _Encoded:
     """What one batch has stored already: long strings by value, messages by the redacted dict's id."""
 
-    __slots__ = ("strings", "messages", "ends", "chunks")
+    __slots__ = ("strings", "messages", "ends", "chunks", "lists", "list_ends")
 
     def __init__(self) -> None:
         self.strings: dict[str, str] = {}
         self.messages: dict[int, tuple[Any, Any]] = {}
         self.ends: dict[int, tuple[Any, bool]] = {}
+        # the last list of messages by its first item's id: its items and their encodings (_extended_list),
+        # and the last encoded list by its first item's id: its items and where chunks end (ends_of)
+        self.lists: dict[int, tuple[list[Any], list[Any]]] = {}
+        self.list_ends: dict[int, tuple[list[Any], list[bool]]] = {}
         # a chunk of the same item objects as before (the next state's list): its JSON and blob name again
         self.chunks: dict[tuple[int, ...], tuple[list[Any], str, list[str]]] = {}
 
@@ -618,6 +634,15 @@ class _Encoded:
         if not entry[2]:
             entry[2].append(put(text))
         return entry[2][0]
+
+    def ends_of(self, items: list[Any]) -> list[bool]:
+        """`[self.ends_chunk(item) for item in items]`, the ends of the items it shares with the last list
+        that began with the same item taken from that list's (each item's end depends on it alone)."""
+        if len(items) < PREFIX_MIN:
+            return [self.ends_chunk(item) for item in items]
+        out, _ = extended_from(self.list_ends.get(id(items[0])), items, self.ends_chunk)
+        self.list_ends[id(items[0])] = (list(items), out[:])  # the items kept alive: their ids stay theirs
+        return out
 
     def ends_chunk(self, item: Any) -> bool:
         """Whether a chunk ends after `item`: one item in CHUNK_SPREAD, decided by the item's digest alone."""

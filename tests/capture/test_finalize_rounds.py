@@ -1,4 +1,4 @@
-"""finalize() of a looping agent grows with its rounds, not their square, in what it scans and what it keeps:
+"""finalize() of a looping agent grows with its rounds, not their square, in what it renders, scans and keeps:
 a short message that every later node input repeats is searched for secrets a bounded number of times (its
 parts are remembered once nothing is found in them), and the line sharer holds one str per repeated line
 (the earlier file's), not one per file that repeats it. The files stay those of the whole-text path."""
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from pytest_auditfence import Snapshot
+from pytest_auditfence import Snapshot, textfmt
 from pytest_auditfence import redact as redact_module
 from pytest_auditfence.capturing import tracefiles
 from pytest_auditfence.redact import Redactor
@@ -100,3 +100,27 @@ def test_the_line_sharer_keeps_one_str_per_repeated_line(tmp_path, monkeypatch, 
     reader = tracefiles.TraceFiles(tmp_path / "t")  # and every file still reads back as it was rendered
     for path, file_lines in sharer.lines.items():
         assert reader.text(path) == "\n".join(file_lines), path
+
+
+def rendered_messages(tmp_path: Any, monkeypatch: Any, rounds: int) -> int:
+    """How many messages finalize() hands the renderer (each call of `_Renderer.message`)."""
+    calls = [0]
+    inner = textfmt._Renderer.message
+
+    def counting(self: Any, *args: Any) -> Any:
+        calls[0] += 1
+        return inner(self, *args)
+
+    snap = run(tmp_path / f"m{rounds}", rounds)
+    with monkeypatch.context() as patch:
+        patch.setattr(textfmt._Renderer, "message", counting)
+        snap.finalize()
+    return calls[0]
+
+
+def test_a_node_input_renders_only_the_messages_its_round_added(tmp_path, monkeypatch):
+    """Each node input and model call lists every earlier message again: the renderer takes the entries of the
+    ones the last such list began with (the same blocks) and visits the new ones: 161 and 273 messages at 16
+    and 32 rounds (c38155d: 901 and 3,333, all of them)."""
+    at16, at32 = rendered_messages(tmp_path, monkeypatch, 16), rendered_messages(tmp_path, monkeypatch, 32)
+    assert at32 / at16 < 2.2, (at16, at32)
