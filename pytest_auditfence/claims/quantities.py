@@ -1622,9 +1622,8 @@ _GATED_MASK = (rf"(?=\d++(?:[{_MASK_GATE}]|\.\d+[./-]|[ \t\r\x0b\x0c](?:\s*[-–
 
 
 _PLAIN_TOKEN = re.compile(
-    r"(?=[\d\n])(?:"  # a token starts at a digit or a line break: the search skips to the next one at C speed
-    r"(?P<nl>\n)"
-    r"|(?<=[.,:])(?P<risk>\d)"
+    r"(?=\d)(?:"  # a token starts at a digit: the search skips to the next one at C speed
+    r"(?<=[.,:])(?P<risk>\d)"
     rf"|(?P<mask>(?>{_GATED_MASK}))(?P<mask_glued>(?=\d|[.,:]\d))?"
     rf"|(?<=[A-Za-z])(?P<after_word>(?>{_NUMBER.pattern}))(?P<after_word_glued>(?=\d|[.,:]\d))?"
     rf"|(?P<num>(?>{_NUMBER.pattern}))(?P<num_glued>(?=\d|[.,:]\d))?"
@@ -1640,9 +1639,11 @@ _SLASH_AT = re.compile(r"[/@]")
 _COLON_DIGIT = re.compile(r":\d")
 _EMPHASIS_MARK = re.compile(r"[*_]")
 _WWW_IN = re.compile(r"(?i:www\.| in\.)")
+# a line break after an ASCII digit, a space or a tab (a search for the break itself, at C speed): the lines
+# `_wrapped_tail` may accept (the last character before the break one of these)
+_TAIL_BREAK = re.compile(r"\n(?<=[0-9 \t]\n)")
 # a mask whose digits `plain_runs` would read otherwise (a number in it glued to a point, comma or colon and a digit),
 # or that holds a line break
-_TAIL_END = frozenset("0123456789 \t")  # the last character of a line `_wrapped_tail` may accept (an ASCII one)
 _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 # the text's maximal letter runs (as `_LETTER_RUN` and the units' `[A-Za-z]+` cut them on an ASCII line) from one
 # C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
@@ -1662,55 +1663,52 @@ class PlainRuns:
     """`plain_runs(text, start, end)` of every line of `text`, from one pass over the whole text at C speed (a
     search of its tokens, `_PLAIN_TOKEN`, and a few searches for the line-level risks, whose hits are mapped to
     lines by a bisection of the line starts). A line where a token or a risk needs `plain_runs`'s own reading is
-    read by it (`risky`); the others keep their numbers' values and decimals in two columns, line by line
-    (`firsts`)."""
+    read by it (`risky`); the others keep their numbers' values and decimals in two columns, with each number's
+    offset in a third (`offsets`: a line's numbers are those starting inside it, found by bisection). `starts`
+    are the text's line starts (line n starts at starts[n - 1]), as `fence.LoadedFile.starts` holds them; computed
+    here when not given."""
 
-    __slots__ = ("text", "values", "decimals", "firsts", "starts", "risky", "number_words")
+    __slots__ = ("text", "values", "decimals", "offsets", "starts", "risky", "number_words")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, starts: Sequence[int] | None = None) -> None:
         self.text = text
-        values: list[str] = []
-        decimals = array("B")
-        firsts = array("I", [0, 0])  # line n's numbers are values[firsts[n]:firsts[n + 1]] (lines count from 1)
-        starts = array("I", [0])  # line n starts at starts[n - 1]
+        if starts is None:
+            starts = array("I" if len(text) < 0xFFFFFFFF else "q", [0])
+            starts.extend(at + 1 for at in _found(text, "\n"))
+        self.starts = starts
+        values: list[str] = []  # the numbers kept, as written
+        offsets = array("I" if len(text) < 0xFFFFFFFF else "q")  # where each starts
+        keep, keep_at = values.append, offsets.append
         risky: set[int] = set()
-        line = 1
         for token in _PLAIN_TOKEN.finditer(text):
             kind = token.lastgroup
             if kind == "num":
-                num = token.group()
-                point = num.find(".")
-                values.append(num)
-                decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
-            elif kind == "nl":
-                at, start = token.start(), starts[-1]
-                if at - start >= _MIN_WRAPPED_LINE and text[at - 1] in _TAIL_END and _wrapped_tail(text[start:at]):
-                    cont = _CONTINUATION.match(text, at + 1)  # a line that goes on into the next (`_parse_wrapped`)
-                    if cont is not None and not _KEY_VALUE.match(cont.group(0)):
-                        risky.add(line)
-                line += 1
-                starts.append(at + 1)
-                firsts.append(len(values))
+                keep(token.group())
+                keep_at(token.start())
             elif kind == "after_word":
                 # glued to a word ('FY2024', 'T12'): skipped, but after a currency code or an 'x'
                 at = token.start()
                 if text.endswith(_PREFIX_ENDINGS, 0, at) or text[at - 1] == "x":
-                    num = token.group()
-                    point = num.find(".")
-                    values.append(num)
-                    decimals.append(0 if point < 0 else min(len(num) - point - 1, 255))
+                    keep(token.group())
+                    keep_at(at)
             elif kind != "mask" or _MASK_INNER_RISK.search(token.group()) is not None:
-                risky.add(line)
-                for _ in range(token.group().count("\n")):  # a mask across lines: each line it holds is risky
-                    line += 1
-                    starts.append(text.index("\n", starts[-1]) + 1)
-                    firsts.append(len(values))
+                # risky; a mask across lines: each line it holds is risky
+                line = bisect.bisect_right(starts, token.start())
+                risky.update(range(line, line + token.group().count("\n") + 1))
+        # a line that goes on into the next (`_parse_wrapped`): long enough, its last character before the break
+        # an ASCII digit, space or tab, its last but spaces and tabs a digit, and a continuation on the next line
+        for tail in _TAIL_BREAK.finditer(text):
+            at = tail.start()
+            line = bisect.bisect_right(starts, at)
+            start = starts[line - 1]
+            if at - start >= _MIN_WRAPPED_LINE and _wrapped_tail(text[start:at]):
+                cont = _CONTINUATION.match(text, at + 1)
+                if cont is not None and not _KEY_VALUE.match(cont.group(0)):
                     risky.add(line)
-        firsts.append(len(values))
         self.values = array("d", [float(num.replace(",", "")) for num in values])
-        self.decimals = decimals
-        self.firsts = firsts
-        self.starts = starts
+        self.decimals = array("B", [0 if (point := num.find(".")) < 0 else min(len(num) - point - 1, 255)
+                                    for num in values])
+        self.offsets = offsets
         self.risky = risky
         self._line_risks()
 
@@ -1754,7 +1752,8 @@ class PlainRuns:
             if runs is None:
                 return None
             return [value for value, _ in runs], [min(decimals, 255) for _, decimals in runs]
-        first, last = self.firsts[line], self.firsts[line + 1]
+        first = bisect.bisect_left(self.offsets, start)
+        last = bisect.bisect_left(self.offsets, end, first)
         return self.values[first:last], self.decimals[first:last]
 
 

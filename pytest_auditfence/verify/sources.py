@@ -551,7 +551,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             keys.append(line)
         return True
 
-    prepass = quantities.PlainRuns(text) if lazy else None
+    prepass = quantities.PlainRuns(text, loaded.starts) if lazy else None
     scanner = quantities.QuantityScanner()
     for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
         q = scanned.quantity
