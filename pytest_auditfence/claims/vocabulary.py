@@ -204,10 +204,12 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
         "expected": (r"(?<!than\s)expect(?:s|ed|ing)?", r"anticipat\w*", r"guid(?:ance|ed|ing)", r"outlook",
                      r"forecast\w*", r"project(?:s|ed|ing|ions?)", r"predict\w*"),
         # verbs in the past tense that say a figure was reached, whichever word a summary picks for it ('escalated
-        # by 20.9%', 'surged', 'slipped'), not only the ones a call used ('dropped' is left out: it also drops plans)
+        # by 20.9%', 'surged', 'slipped'), not only the ones a call used ('dropped' is left out: it also drops plans;
+        # 'advanced' counts only before its figure, not in 'Advanced Materials')
         "actual": (r"reported", r"grew", r"rose", r"increased", r"decreased", r"declined", r"fell", r"improved",
                    r"came\s+in", r"totall?ed", r"generated", r"earned", r"posted", r"recorded", r"climbed", r"jumped",
                    r"surged", r"soared", r"escalated", r"expanded", r"gained", r"slipped",
+                   r"advanced(?=\s+(?:by\s+)?(?:[$€£¥]?\d|$)|$)",
                    r"slid", r"plunged", r"tumbled", r"shr[au]nk", r"contracted", r"reached", r"achieved",
                    r"realized", r"realised", r"produced", r"amounted", r"accelerated", r"doubled", r"tripled",
                    r"outpaced", r"spiked", r"skyrocketed", r"rebounded", r"recovered", r"dipped", r"sank", r"went\s+up",

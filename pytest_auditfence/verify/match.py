@@ -930,8 +930,12 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
     named = metrics_of(text) & PROSE_METRICS
     metrics = named or metrics_of(wide) & PROSE_METRICS
     # a bare 'from' compares only before a figure or a period ('up 9% from $2.40', 'from last year'), not in
-    # 'earnings from continuing operations'; a 'from' right before the figure introduces it as a base
-    compared = bool(words & (vocabulary.COMPARISON_WORDS - {"from"})) or _compares_from(near) or _compares_from(after)
+    # 'earnings from continuing operations'; a 'from' right before the figure introduces it as a base. Words after
+    # the figure make it a base only as a base's own words ('$2.40 a year ago', 'from last year'): in '$0.91 in the
+    # quarter versus $3.13 in the prior year' the comparison introduces the next figure, the base, not this one
+    before_words = set(re.findall(r"[a-z][a-z-]*", near.lower()))
+    compared = bool(before_words & (vocabulary.COMPARISON_WORDS - {"from"})) or _compares_from(near) \
+        or _compares_from(after) or _BASE_AFTER.match(after, _UNIT_WORD.match(after).end()) is not None
     # its own words: since the previous figure, past that figure's unit ('$1.07 per diluted share on net sales of')
     opening = _A_SHARE.match(before)
     own = before[opening.end():] if opening else before
@@ -944,6 +948,10 @@ def figure_subject(claim: ClaimRecord, q: Quantity) -> FigureSubject:
                          bool(words & _SHARE_WORDS or named & _PER_SHARE_METRICS), _of_what(after), named, a_share,
                          frozenset(subject_keys(f"{_PHRASE_BREAK.split(own)[-1]} {after}") - _NOT_A_SUBJECT),
                          _counted(claim, q))
+
+
+# the word a figure may carry before the words after it ('1,150 units a year ago')
+_UNIT_WORD = re.compile(r"\s*(?:[A-Za-z]+(?=\s+(?:a|one|in|for|during|the|prior|previous|last|same)\b))?")
 
 
 def _counted(claim: ClaimRecord, q: Quantity) -> str | None:

@@ -2,7 +2,9 @@
 returning the transcript): a clause that continues the one before it (', growing 8.5% to 11.2%', ', which represents
 growth of ...') takes that clause's qualifiers and subject, so a guidance range's end is no evidence for a quarter's
 actual growth; and a figure a summary states as reached in other words than the call's ('escalated by', 'surged')
-is an actual figure, no guidance. Each rule is shown with the swaps it must flag and the true claims beside them."""
+is an actual figure, no guidance ('advanced' only before its figure); and a claimed figure is a comparison base only
+by its own words ('$575 million in the prior year', 'from $575 million'), not by a comparison that introduces the
+next figure. Each rule is shown with the swaps it must flag and the true claims beside them."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ CALL = (
     "And finally, adjusted diluted earnings per share is expected to be between $1.15 and $1.19, "
     "growing 8.5% to 11.2%.\n"
     "The average order value of systems shipped in the quarter increased 4% to about $386,000.\n"
+    "Net sales were $612 million in the quarter versus $575 million in the prior year.\n"
 )
 
 
@@ -42,6 +45,12 @@ def audit(tmp_path: Path):
     ("Third-quarter adjusted diluted earnings per share escalated by 14.7% to $1.12.", "$1.12"),
     ("Third-quarter revenue surged 6.3% on a reported basis to $2.418 billion.", "6.3%"),
     ("The average order value of systems shipped jumped 4% to about $386,000.", "$386,000"),
+    # a comparison base backs a claimed base, in the call's words or others
+    ("Net sales were $612 million in the quarter versus $575 million in the prior year.", "$612 million"),
+    ("Net sales were $612 million in the quarter versus $575 million in the prior year.", "$575 million"),
+    ("Net sales were $575 million in the prior year.", "$575 million"),
+    ("Net sales rose to $612 million from $575 million.", "$575 million"),
+    ("Third-quarter adjusted diluted earnings per share advanced by 14.7%.", "14.7%"),
 ])
 def test_a_true_claim_is_verified(audit, sentence: str, figure: str) -> None:
     claim = audit(sentence, figure)
@@ -57,6 +66,11 @@ def test_a_true_claim_is_verified(audit, sentence: str, figure: str) -> None:
     ("Third-quarter adjusted diluted earnings per share escalated by 14.7% to $4.30.", "$4.30"),
     ("Third-quarter adjusted diluted earnings per share surged 14.7% to $1.19.", "$1.19"),
     ("Third-quarter adjusted diluted earnings per share escalated by 8.5% to $1.12.", "8.5%"),
+    # the two figures of a comparison exchanged: the base stated as the quarter's figure
+    ("Net sales were $575 million in the quarter versus $612 million in the prior year.", "$575 million"),
+    ("Net sales were $575 million in the quarter, up from the prior year.", "$575 million"),
+    # a guidance range's end for an actual figure stated by 'advanced'
+    ("Third-quarter adjusted diluted earnings per share advanced by 14.7% to $4.30.", "$4.30"),
 ])
 def test_a_swapped_figure_is_flagged(audit, sentence: str, figure: str) -> None:
     claim = audit(sentence, figure)
