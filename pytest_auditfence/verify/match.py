@@ -1823,12 +1823,16 @@ def spelled_in_sources(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> l
     return about_subject(claim, q, matches, index)
 
 
-def locate(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:
+def locate(
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, about: list[AtomMatch] | None = None
+) -> list[AtomMatch]:
     """Where a claimed figure stands in the sources about its subject, its unit written or implied; a
     figure the claim calls a loss or a fall ('a loss of $1.23 billion') also as the negative number a
-    source records ('net_income: -1230000000')."""
-    found = about_subject(claim, q, find_atom(q, index), index) or unwritten_unit(claim, q, index) \
-        or spelled_in_sources(claim, q, index)
+    source records ('net_income: -1230000000'). `about`: what `about_subject(claim, q, find_atom(q, index),
+    index)` gives, where the caller has it already (`verify_claim`'s first pass), so that it is not asked again."""
+    if about is None:
+        about = about_subject(claim, q, find_atom(q, index), index)
+    found = about or unwritten_unit(claim, q, index) or spelled_in_sources(claim, q, index)
     if found or q.value <= 0 or not NEGATIVE_CUE.search(claim.claim[max(0, q.start - claim.start - 40):q.start - claim.start]):
         return found
     negative = q.model_copy(update={"value": -q.value})

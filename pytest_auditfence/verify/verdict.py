@@ -26,15 +26,18 @@ from pytest_auditfence.verify.references import (
     CitedSources, allowed_origins, apply_origin_rules, cited_form, compile_rules, name_span, placed_verdict,
     resolve_reference, url_scopes,
 )
-from pytest_auditfence.verify.results import SEVERITY, AtomResult
+from pytest_auditfence.verify.results import SEVERITY, AtomMatch, AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
 
 
 def _check_quantity(
-    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]]
+    claim: ClaimRecord, q: Quantity, index: SourceIndex, cited: list[str] | None, near_lines: set[tuple[int, int]],
+    about: list[AtomMatch] | None = None,
 ) -> AtomResult:
-    matches = locate(claim, q, index)
+    """A figure's verdict by every stage but the first pass (its matches about the claim's subject, `about` where
+    the caller has them: `locate`)."""
+    matches = locate(claim, q, index, about)
     if matches:
         return cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
     restated = restated_conversion(claim, q, index) or written_operand(claim, q, index)
@@ -273,7 +276,8 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             line = index.loaded(f).line_of(start)
             near.update((f, ln) for ln in range(line - 2, line + 3))
     for q in pending:
-        result = _check_quantity(claim, q, index, cited, near)
+        # the first pass found no match about the claim's subject: `locate` need not look again
+        result = _check_quantity(claim, q, index, cited, near, about=[])
         if _worded(q, result, index):
             worded.add(id(result))
         if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and (
