@@ -16,7 +16,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CellLabel, Period, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -296,6 +296,7 @@ class ClaimSubject:
     periods: frozenset[Period]
     sides: frozenset[tuple[str, str]] = frozenset()  # the sides of label axes it names (see `label_sides`)
     months: frozenset[int] = frozenset()  # the months it names by rank ('the second to third month': 2 and 3)
+    calendar: frozenset[tuple[int, int]] = frozenset()  # the months of a year it names ('in August 2019': (2019, 8))
 
 
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
@@ -318,7 +319,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         every_quarter(within_year(frozenset(periods), text), text), label_sides(text),
-                        ordinal_months(text))
+                        ordinal_months(text), calendar_months(text))
 
 
 # a claim about each quarter of a year, not one of them ('for each quarter in 2018', 'the average quarterly low price
@@ -368,6 +369,30 @@ def month_rank(index: SourceIndex, file: int, start: int, label: CellLabel) -> i
         periods = {fi.label_at(at).periods for at in starts}
         ranks = index.memo[key] = {at: n for n, at in enumerate(starts, 1)} if len(periods) < len(starts) else {}
     return ranks.get(start) if not label.row and label.periods else None
+
+
+def calendar_month_apart(subject: ClaimSubject, file: int, label: CellLabel, index: SourceIndex) -> bool:
+    """Is a cell looked up for a claim naming a month of a year ('issued in August 2019') in another row than that
+    month's, in a column whose rows are months of years ('Jun-2018', 'Aug - 2019', 'Total')? Another month's cell is
+    no evidence, nor is the 'Total' (a sum of months, never one month). A column whose rows name no month is left to
+    the claim's other words (a balance row 'Balance at August 31, 2019' is a date, not a month row)."""
+    if not subject.calendar or label.months & subject.calendar:
+        return False
+    return bool(subject.calendar & _month_rows(file, index).get((label.caption, label.columns), frozenset()))
+
+
+def _month_rows(file: int, index: SourceIndex) -> dict[tuple[str, tuple[str, ...]], frozenset[tuple[int, int]]]:
+    """The months of years that rows labelled by months alone ('Aug - 2019', 'Aug 2007 - Jan 2011', no other word)
+    name, by column of a source (asked once per source)."""
+    memo_key = ("month rows of columns", file)
+    by_column = index.memo.get(memo_key)
+    if by_column is None:
+        found: dict[tuple[str, tuple[str, ...]], set[tuple[int, int]]] = {}
+        for other in index.files[file].labels.values():
+            if other.months and not re.search(r"[^\W\d_]", CALENDAR_MONTH.sub(" ", other.row)):
+                found.setdefault((other.caption, other.columns), set()).update(other.months)
+        by_column = index.memo[memo_key] = {column: frozenset(months) for column, months in found.items()}
+    return by_column
 
 
 def month_apart(subject: ClaimSubject, file: int, start: int, label: CellLabel, index: SourceIndex) -> bool:
@@ -628,6 +653,8 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
             continue
         if subject.periods and not other.periods & subject.periods:
             continue
+        if calendar_month_apart(subject, o.file, other, index):
+            continue  # the 'Total' of a table of months outnames no row of the claim's month
         theirs = _shared(subject, other)
         if theirs > shared or sided:
             return True
@@ -797,6 +824,8 @@ def conflicting_cell(
             continue
         if own_bucket and not own_bucket <= cell_sides(label):
             continue  # the cell of the claim's own maturity bucket, not the next bucket's nor the total
+        if calendar_month_apart(subject, o.file, label, index):
+            continue  # the row of the claim's own month, not another month's nor the total
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
             continue
         row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
@@ -1117,6 +1146,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not bucket_unnamed(subject, label, position[m.source], index) \
+                    and not calendar_month_apart(subject, position[m.source], label, index) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):
                 kept.append(m)  # '$795 per share' is not the '795' of a row of whole amounts

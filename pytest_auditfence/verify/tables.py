@@ -35,6 +35,9 @@ class CellLabel:
     # the footnote marks of the column's header cells ('**' of 'FY18**' beside 'FY18***'), cut from its text: see
     # `column_mark`
     mark: str = ""
+    # the months of years its row names, by its label or its period cells ('Aug - 2019': (2019, 8)); see
+    # `calendar_months`
+    months: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def subject_text(self) -> str:
@@ -88,6 +91,21 @@ _ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"
 def _year(text: str) -> int:
     value = int(text)
     return value + 2000 if value < 100 else value
+
+
+_MONTH_NAMES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# a month of a year, with no day between them ('August 2019', 'Aug - 2019', 'Sept. 2018'): 'December 31, 2019' is the
+# date of a balance, not the month a row of months stands for
+CALENDAR_MONTH = re.compile(
+    r"(?i)\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?[ \t]*[-–/]?[ \t]*(?:of[ \t]+)?((?:19|20)\d\d)\b")
+
+
+def calendar_months(text: str) -> frozenset[tuple[int, int]]:
+    """The months of a year a text names, as (year, month): 'issued in August 2019' (2019, 8), the row label
+    'Aug 2007 - Jan 2011' (2007, 8) and (2011, 1); none in 'as of December 31, 2019'."""
+    return frozenset((int(m.group(2)), _MONTH_NAMES.index(m.group(1)[:3].lower()) + 1)
+                     for m in CALENDAR_MONTH.finditer(text))
 
 
 def periods_in(text: str) -> frozenset[Period]:
@@ -768,6 +786,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             since = []
         # the row's own period: its label ('Q3 2024') or a period cell of it (a records table's 'fiscal_year' column)
         row_periods = periods_in(label) | frozenset(p for t in texts if _is_period(t) for p in periods_in(t))
+        row_months = calendar_months(" ".join([label, *(t for t in texts if _is_period(t))]))
         # a letter in parentheses after a row label is a footnote mark ('Transfers (Note (b))', 'Disposals (c)'),
         # not a scale: '(b)' is no 'billions' (a row's scale is written '$b', 'bn', 'USD m')
         cue_text = _LETTER_MARK.sub(" ", label)
@@ -802,7 +821,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale = row_cue.scale
             cells.append(Cell(a, b, CellLabel(
                 row=label, section=section, columns=columns, periods=periods, caption=caption,
-                scale=scale, unit=unit, mark=mark,
+                scale=scale, unit=unit, mark=mark, months=row_months,
             )))
             column_of.append(from_right if grid.right_aligned else k)
         if section and _closes_section(label, section):
@@ -1085,11 +1104,12 @@ def _record_cells(text: str) -> list[Cell]:
         words = [value for key, _, _, value in record if not _is_figure(value) and not _is_period(value)]
         label = " ".join(words)
         label_periods = frozenset(p for key, _, _, value in record if _is_period(value) for p in periods_in(value))
+        label_months = calendar_months(" ".join([label, *(value for _, _, _, value in record if _is_period(value))]))
         for key, a, b, value in record:
             if _is_figure(value):
                 periods = periods_in(key) | label_periods
                 cells.append(Cell(a, b, CellLabel(row=label, section="", columns=(key,), periods=periods,
-                                                  caption="", scale=scale, unit=unit)))
+                                                  caption="", scale=scale, unit=unit, months=label_months)))
         record.clear()
 
     for pos, line in _lines(text):

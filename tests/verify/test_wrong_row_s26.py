@@ -129,10 +129,8 @@ def test_a_spelled_figure_with_a_dimension_stated_nowhere_is_flagged(tmp_path: P
     assert record.verdict in verdicts, (sentence, record.verdict, record.notes)
 
 
-# PDF page text is left out: its reader heads both columns under one year by the last sub-header ('2018 High' for
-# the 'Low' cells too), so each quarter stands twice in a column and no year is derived (fails closed; see
-# docs/benchmarks.md, stop 26, 'left')
-@pytest.mark.parametrize("form", [f for f in ALL_FORMS if f != "pdf"])
+# (PDF page text too: a spanning year line heads each sub-header it stands over, 'Low' and 'High' alike)
+@pytest.mark.parametrize("form", ALL_FORMS)
 def test_a_year_is_the_sum_or_mean_of_all_its_quarters(audit, form: str) -> None:
     # (21.40 + 22.75 + 24.05 + 19.60) / 4 = 21.95; 1,200 + 1,350 + 1,410 + 1,640 = 5,600
     _check(audit, form, "stock prices",
