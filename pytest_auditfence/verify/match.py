@@ -507,6 +507,8 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
         return False
     if not subject.keys:
         return True
+    if label.no_total and TOTAL_KEY in subject.keys:
+        return False  # a line below the rows that does not add them up backs no claim naming a total
     # a row named only by its quarter ('First Quarter' under '2018 | Low | High') says when, as a column's year does:
     # the claim's subject is then the column's
     row_keys = _subject_keys(f"{without_parts(label.row)} {label.section}".strip())

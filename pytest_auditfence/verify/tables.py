@@ -38,6 +38,9 @@ class CellLabel:
     # the months of years its row names, by its label or its period cells ('Aug - 2019': (2019, 8)); see
     # `calendar_months`
     months: frozenset[tuple[int, int]] = frozenset()
+    # a line without a label below two labelled rows or more that does not add them up (their average, a net
+    # position): no total, whatever its caption says (see `_unlabelled_total`)
+    no_total: bool = False
 
     @property
     def subject_text(self) -> str:
@@ -955,7 +958,8 @@ def _section_totals(text: str, cells: list[Cell], column_of: list[int]) -> list[
 def _unlabelled_total(text: str, cells: list[Cell], column_of: list[int], i: int) -> Cell:
     """A row of figures without a label outside any section ('|  | $23,406 | $30,391 |' under the regions of a
     revenue table) is the table's 'Total' where the labelled rows above it, back to the table's start or the last
-    total or unlabelled row, add up to it in its column; else it keeps no label. Only a sum of two rows or more of
+    total or unlabelled row, add up to it in its column; else it keeps no label, and below two rows or more it is
+    marked as no total (a claim naming a total is not backed by it through its caption's words). Only a sum of two rows or more of
     one sign: one row above it is no total, and a line adding assets and (liabilities) is a net position (a claim
     about 'total monetary assets' would take it for theirs)."""
     cell = cells[i]
@@ -970,10 +974,11 @@ def _unlabelled_total(text: str, cells: list[Cell], column_of: list[int], i: int
             break
         if column_of[j] == column_of[i]:
             parts.append(_cell_value(text, cells[j]))
-    if total is None or len(parts) < 2 or None in parts or abs(sum(parts) - total) > _TOTAL_SLACK * abs(total) + 1:
+    if total is None or len(parts) < 2 or None in parts:
         return cell
-    if min(parts) < 0 < max(parts):
-        return cell  # assets less liabilities: a net position, no total of what the rows above are
+    if abs(sum(parts) - total) > _TOTAL_SLACK * abs(total) + 1 or min(parts) < 0 < max(parts):
+        # adds up to nothing above it, or assets less liabilities (a net position): no total of the rows above
+        return replace(cell, label=replace(cell.label, no_total=True))
     return replace(cell, label=replace(cell.label, row="Total"))
 
 
