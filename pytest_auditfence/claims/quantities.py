@@ -116,6 +116,8 @@ _MONTH_WORDS = frozenset(
 )
 _DIGIT_PARTNER = re.compile(r"[ \t]*(?:-|–|to|or)[ \t]*\d+(?:\.\d+)?")
 _LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+|or\s+)?|and|or|&|-|–|—|to|through)\s*")
+# the words of a decimal written out ('eighty-five point two billion'): its parts are no figures of their own
+_SPELLED_POINT = re.compile(r"\bpoint\s+$")
 _DATE_GAP = re.compile(r",?\s{1,2}")
 
 # Spans that start at a digit and hold no quantity; tried only where a number starts.
@@ -468,7 +470,7 @@ class _Parser:
             lowered = text  # a few characters change length when lowered: read only lower-case words there
         for m in _NUMBER_WORDS.finditer(lowered):
             value = _word_value(m.group(0))
-            if value is None:
+            if value is None or _SPELLED_POINT.search(lowered, max(0, m.start() - 12), m.start()):
                 continue
             suffix = _suffix(text, m.end(), None)
             found.append((m.start(), m.end(), value, suffix if suffix.end > m.end() else None))
