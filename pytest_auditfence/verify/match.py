@@ -5,6 +5,7 @@ source figures about the claim's subject (its sentence, its table row and column
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -384,15 +385,23 @@ def calendar_month_apart(subject: ClaimSubject, file: int, label: CellLabel, ind
 def _month_rows(file: int, index: SourceIndex) -> dict[tuple[str, tuple[str, ...]], frozenset[tuple[int, int]]]:
     """The months of years that rows labelled by months alone ('Aug - 2019', 'Aug 2007 - Jan 2011', no other word)
     name, by column of a source (asked once per source)."""
-    memo_key = ("month rows of columns", file)
-    by_column = index.memo.get(memo_key)
-    if by_column is None:
-        found: dict[tuple[str, tuple[str, ...]], set[tuple[int, int]]] = {}
-        for other in index.files[file].labels.values():
-            if other.months and not re.search(r"[^\W\d_]", CALENDAR_MONTH.sub(" ", other.row)):
-                found.setdefault((other.caption, other.columns), set()).update(other.months)
-        by_column = index.memo[memo_key] = {column: frozenset(months) for column, months in found.items()}
-    return by_column
+    return _gathered(index, file, "month rows of columns", lambda label: (label.caption, label.columns),
+                     lambda label: label.months if label.months
+                     and not re.search(r"[^\W\d_]", CALENDAR_MONTH.sub(" ", label.row)) else ())
+
+
+def _gathered(index: SourceIndex, file: int, name: str, group: Callable[[CellLabel], tuple],
+              values: Callable[[CellLabel], Iterable]) -> dict[tuple, frozenset]:
+    """The `values` of a source's table cells gathered by `group` of their labels (a row, a column), built once per
+    source and kept in the index's memo under `name`."""
+    memo_key = (name, file)
+    gathered = index.memo.get(memo_key)
+    if gathered is None:
+        found: dict[tuple, set] = {}
+        for label in index.files[file].labels.values():
+            found.setdefault(group(label), set()).update(values(label))
+        gathered = index.memo[memo_key] = {key: frozenset(items) for key, items in found.items()}
+    return gathered
 
 
 def month_apart(subject: ClaimSubject, file: int, start: int, label: CellLabel, index: SourceIndex) -> bool:
@@ -718,13 +727,7 @@ def column_outnamed(subject: ClaimSubject, label: CellLabel, file: int, index: S
     own = column_keys(label)
     if not own or own <= subject.keys:
         return False
-    memo_key = ("row columns", file)
-    by_row = index.memo.get(memo_key)
-    if by_row is None:
-        by_row = {}
-        for other in index.files[file].labels.values():
-            by_row.setdefault((other.row, other.section, other.caption), set()).add(column_keys(other))
-        index.memo[memo_key] = by_row
+    by_row = _gathered(index, file, "row columns", _row_of, lambda other: (column_keys(other),))
     row_keys = subject_keys(label.subject_text)
     # the claim names none of the words by which the cell's column differs from the other one
     return any(len(other - row_keys) >= 2 and other - row_keys <= subject.keys and other != own
@@ -753,14 +756,12 @@ def bucket_unnamed(subject: ClaimSubject, label: CellLabel, file: int, index: So
 
 def _row_buckets(file: int, index: SourceIndex) -> dict[tuple[str, str, str], frozenset[str]]:
     """The maturity buckets the columns of each table row of a source name, by row (asked once per source)."""
-    memo_key = ("row buckets", file)
-    by_row = index.memo.get(memo_key)
-    if by_row is None:
-        found: dict[tuple[str, str, str], set[str]] = {}
-        for other in index.files[file].labels.values():
-            found.setdefault((other.row, other.section, other.caption), set()).update(_bucket_spans(cell_sides(other)))
-        by_row = index.memo[memo_key] = {row: frozenset(spans) for row, spans in found.items()}
-    return by_row
+    return _gathered(index, file, "row buckets", _row_of, lambda other: _bucket_spans(cell_sides(other)))
+
+
+def _row_of(label: CellLabel) -> tuple[str, str, str]:
+    """A table row of a source: its label, section and caption."""
+    return label.row, label.section, label.caption
 
 
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:

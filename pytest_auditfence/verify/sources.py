@@ -8,10 +8,10 @@ import heapq
 import re
 from array import array
 from bisect import bisect_left, bisect_right
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from collections import deque
 from itertools import accumulate, compress, islice, repeat
 from math import floor, log10
 from operator import le
