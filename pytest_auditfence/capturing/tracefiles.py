@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterable
+from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from pathlib import Path, PurePosixPath
 
@@ -50,25 +51,133 @@ def _reference_line(start: int, end: int, path: str, indent: int) -> str:
 
 class LineSharer:
     """Chooses, for each file in the order they are stored, which runs of its lines repeat a file stored
-    before it (`share_lines` drives it); keeps the lines of every file and an index of line starts."""
+    before it (`share_lines` drives it); keeps the lines of every file and where each line can be found."""
+
+    # A line's candidates are the latest places (file, position, indent) where its text without leading
+    # spaces was written, as if every line of every file had been remembered one by one. Most of a looping
+    # agent's lines sit in references without indent shift, so lines are not remembered one by one: a
+    # file is cut into stretches, each either lines of its own (its own text, or a reference with a shift)
+    # or lines equal to a stretch of lines of an earlier file's own (a reference is followed down to the
+    # file whose own lines it repeats when it is remembered). Own lines are remembered by themselves
+    # (`_places`); a line's other places are where a later stretch repeats one of them.
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
-        self._index: dict[str, list[tuple[str, int, int]]] = {}
+        self._paths: list[str] = []  # a file's number (the order it was stored in) -> its path
+        self._numbers: dict[str, int] = {}
+        # stripped text -> every place it is a file's own line: (file number, position, indent), in order
+        self._places: dict[str, list[tuple[int, int, int]]] = {}
+        # per file number: where its stretches start, and each one's (length, file number, position): the
+        # file whose own lines it is (the file itself for its own lines) and where they start there
+        self._starts: list[list[int]] = []
+        self._stretches: list[list[tuple[int, int, int]]] = []
+        # per file number: {start of a stretch of its own lines: the later stretches repeating lines of it,
+        # (file number, start, where they start here, length) in the order they were stored}
+        self._copies: list[dict[int, list[tuple[int, int, int, int]]]] = []
 
-    def _remember(self, path: str, lines: list[str]) -> None:
-        index = self._index
-        for position, line in enumerate(lines):
-            stripped = line.lstrip(" ")
-            if not stripped:
-                continue
-            places = index.get(stripped)
-            if places is None:
-                index[stripped] = [(path, position, len(line) - len(stripped))]
-                continue
-            places.append((path, position, len(line) - len(stripped)))
-            if len(places) > _CANDIDATES:
-                del places[0]
+    def _remember(self, path: str, lines: list[str], runs: Iterable[tuple[int, str, int, int]] = ()) -> None:
+        """Remember the lines of `path`, which has just been stored; `runs` are its references without
+        shift, (i, target, j, length) in file order: lines[i:i + length] are the target's from line j."""
+        number = len(self._paths)
+        self._paths.append(path)
+        self._numbers[path] = number
+        places = self._places
+        starts: list[int] = []
+        stretches: list[tuple[int, int, int]] = []
+        position = 0
+        for i, target, j, length in (*runs, (len(lines), path, 0, 0)):
+            if position < i:
+                for at in range(position, i):
+                    line = lines[at]
+                    stripped = line.lstrip(" ")
+                    if not stripped:
+                        continue
+                    known = places.get(stripped)
+                    if known is None:
+                        places[stripped] = [(number, at, len(line) - len(stripped))]
+                    else:
+                        known.append((number, at, len(line) - len(stripped)))
+                starts.append(position)
+                stretches.append((i - position, number, position))
+            if length:
+                self._follow(self._numbers[target], j, j + length, i - j, starts, stretches)
+            position = i + length
+        self._starts.append(starts)
+        self._stretches.append(stretches)
+        self._copies.append({})
+        for start, (size, source, at) in zip(starts, stretches):
+            if source != number:
+                theirs = self._starts[source]
+                copies = self._copies[source].setdefault(theirs[bisect_right(theirs, at) - 1], [])
+                copies.append((number, start, at, size))
+
+    def _follow(self, target: int, j: int, end: int, offset: int, starts: list[int],
+                stretches: list[tuple[int, int, int]]) -> None:
+        """Append the stretches that lines j to end - 1 of file `target` are, moved by `offset`, to a new
+        file's (`starts`, `stretches`); a stretch that goes on where the last one ended joins it."""
+        theirs, their_stretches = self._starts[target], self._stretches[target]
+        k = bisect_right(theirs, j) - 1
+        while k < len(theirs) and theirs[k] < end:
+            first, (size, source, at) = max(theirs[k], j), their_stretches[k]
+            last = min(theirs[k] + size, end)
+            here, there = first + offset, at + first - theirs[k]
+            if stretches and stretches[-1][1] == source and starts[-1] + stretches[-1][0] == here \
+                    and stretches[-1][2] + stretches[-1][0] == there:
+                stretches[-1] = (stretches[-1][0] + last - first, source, stretches[-1][2])
+            else:
+                starts.append(here)
+                stretches.append((last - first, source, there))
+            k += 1
+
+    def _candidates(self, stripped: str) -> list[tuple[str, int, int]]:
+        """The latest places of `stripped`, at most _CANDIDATES, oldest first."""
+        own = self._places.get(stripped)
+        if not own:
+            return []
+        # Every place is an own place or later than one: none is older than the oldest own place, and
+        # none among the latest is older than the _CANDIDATES-th latest own place.
+        oldest = own[-_CANDIDATES][0] if len(own) >= _CANDIDATES else own[0][0]
+        if len(self._paths) - oldest < len(own):
+            found = self._latest_files(own, oldest)
+        else:
+            found = self._each_place(own)
+        paths = self._paths
+        return [(paths[number], at, indent) for number, at, indent in found[-_CANDIDATES:]]
+
+    def _each_place(self, own: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """The places of a text from each of its own places: itself and the latest stretches repeating it."""
+        found: list[tuple[int, int, int]] = []
+        for place in own:
+            number, at, indent = place
+            found.append(place)
+            starts = self._starts[number]
+            copies = self._copies[number].get(starts[bisect_right(starts, at) - 1], ())
+            taken = 0
+            for copy, start, there, size in reversed(copies):
+                if there <= at < there + size:
+                    found.append((copy, start + at - there, indent))
+                    taken += 1
+                    if taken == _CANDIDATES:
+                        break
+        found.sort()
+        return found
+
+    def _latest_files(self, own: list[tuple[int, int, int]], oldest: int) -> list[tuple[int, int, int]]:
+        """The latest places of a text with many own places: the files from the latest back, each one's
+        stretches from its last, until _CANDIDATES are found (never past file `oldest`)."""
+        found: list[tuple[int, int, int]] = []
+        for number in range(len(self._paths) - 1, oldest - 1, -1):
+            starts, stretches = self._starts[number], self._stretches[number]
+            for k in range(len(starts) - 1, -1, -1):
+                size, source, at = stretches[k]
+                low, high = bisect_left(own, (source, at)), bisect_left(own, (source, at + size))
+                for _, position, indent in reversed(own[low:high]):
+                    found.append((number, starts[k] + position - at, indent))
+                    if len(found) == _CANDIDATES:
+                        found.reverse()
+                        return found
+        found.reverse()
+        return found
 
     def stored(self, path: str, text: str, *, share: bool) -> str:
         """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
@@ -81,6 +190,7 @@ class LineSharer:
             return "\n".join([HEADER, *(_LITERAL + ln if ln.startswith(_PREFIX) else ln for ln in lines)])
         out: list[str] = [HEADER]
         shared = False
+        runs: list[tuple[int, str, int, int]] = []  # the references without shift
         i, n = 0, len(lines)
         ends = [0, *accumulate(map(len, lines))]  # ends[k]: characters of lines[:k] (without line breaks)
         while i < n:
@@ -91,8 +201,8 @@ class LineSharer:
                 out.append(_reference_line(j + 1, j + length, target, indent))
                 shared = True
                 if not indent:
-                    # The same lines as the target's: keep its str objects (hashed already, so remembering
-                    # them below is a lookup by identity) and let this file's copies go.
+                    runs.append((i, target, j, length))
+                    # The same lines as the target's: keep its str objects and let this file's copies go.
                     lines[i:i + length] = self.lines[target][j:j + length]
                 i += length
                 continue
@@ -100,7 +210,7 @@ class LineSharer:
             i += 1
         # remembered only now: a file refers to files stored before it, never to its own lines (a reader
         # would meet a reference to the file it is resolving)
-        self._remember(path, lines)
+        self._remember(path, lines, runs)
         if not shared and not text.startswith(_PREFIX):
             return text
         return "\n".join(out)
@@ -112,7 +222,7 @@ class LineSharer:
         best: tuple[str, int, int, int] | None = None
         best_chars = MIN_SHARED_CHARS - 1
         n = len(lines)
-        for target, j, target_indent in reversed(self._index.get(stripped, ())):
+        for target, j, target_indent in reversed(self._candidates(stripped)):
             shift = indent - target_indent
             if shift < 0:
                 continue
