@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 from pathlib import Path, PurePosixPath
@@ -55,37 +56,39 @@ class LineSharer:
 
     # A line's candidates are the latest places (file, position, indent) where its text without leading
     # spaces was written, as if every line of every file had been remembered one by one. Most of a looping
-    # agent's lines sit in references without indent shift, so lines are not remembered one by one: a
-    # file is cut into stretches, each either lines of its own (its own text, or a reference with a shift)
-    # or lines equal to a stretch of lines of an earlier file's own (a reference is followed down to the
+    # agent's lines sit in references, so lines are not remembered one by one: a file is cut into
+    # stretches, each either lines of its own text or lines equal to a stretch of an earlier file's own
+    # lines, with `shift` more spaces in front of each non-empty one (a reference is followed down to the
     # file whose own lines it repeats when it is remembered). Own lines are remembered by themselves
     # (`_places`); a line's other places are where a later stretch repeats one of them.
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
+        self._texts: dict[str, str] = {}  # the text of each file (as given to `stored`)
+        self._ends: dict[str, array[int]] = {}  # path -> `_line_ends`, made when first asked
         self._paths: list[str] = []  # a file's number (the order it was stored in) -> its path
         self._numbers: dict[str, int] = {}
         # stripped text -> every place it is a file's own line: (file number, position, indent), in order
         self._places: dict[str, list[tuple[int, int, int]]] = {}
-        # per file number: where its stretches start, and each one's (length, file number, position): the
-        # file whose own lines it is (the file itself for its own lines) and where they start there
+        # per file number: where its stretches start, and each one's (length, file number, position, shift):
+        # the file whose own lines it is (the file itself, shift 0, for its own lines) and where they start
         self._starts: list[list[int]] = []
-        self._stretches: list[list[tuple[int, int, int]]] = []
+        self._stretches: list[list[tuple[int, int, int, int]]] = []
         # per file number: {start of a stretch of its own lines: the later stretches repeating lines of it,
-        # (file number, start, where they start here, length) in the order they were stored}
-        self._copies: list[dict[int, list[tuple[int, int, int, int]]]] = []
+        # (file number, start, where they start here, length, shift) in the order they were stored}
+        self._copies: list[dict[int, list[tuple[int, int, int, int, int]]]] = []
 
-    def _remember(self, path: str, lines: list[str], runs: Iterable[tuple[int, str, int, int]] = ()) -> None:
-        """Remember the lines of `path`, which has just been stored; `runs` are its references without
-        shift, (i, target, j, length) in file order: lines[i:i + length] are the target's from line j."""
+    def _remember(self, path: str, lines: list[str], runs: Iterable[tuple[int, str, int, int, int]] = ()) -> None:
+        """Remember the lines of `path`, which has just been stored; `runs` are its references in file order,
+        (i, target, j, length, shift): lines[i:i + length] are the target's from line j, shifted."""
         number = len(self._paths)
         self._paths.append(path)
         self._numbers[path] = number
         places = self._places
         starts: list[int] = []
-        stretches: list[tuple[int, int, int]] = []
+        stretches: list[tuple[int, int, int, int]] = []
         position = 0
-        for i, target, j, length in (*runs, (len(lines), path, 0, 0)):
+        for i, target, j, length, shift in (*runs, (len(lines), path, 0, 0, 0)):
             if position < i:
                 for at in range(position, i):
                     line = lines[at]
@@ -98,35 +101,35 @@ class LineSharer:
                     else:
                         known.append((number, at, len(line) - len(stripped)))
                 starts.append(position)
-                stretches.append((i - position, number, position))
+                stretches.append((i - position, number, position, 0))
             if length:
-                self._follow(self._numbers[target], j, j + length, i - j, starts, stretches)
+                self._follow(self._numbers[target], j, j + length, i - j, shift, starts, stretches)
             position = i + length
         self._starts.append(starts)
         self._stretches.append(stretches)
         self._copies.append({})
-        for start, (size, source, at) in zip(starts, stretches):
+        for start, (size, source, at, shift) in zip(starts, stretches):
             if source != number:
                 theirs = self._starts[source]
                 copies = self._copies[source].setdefault(theirs[bisect_right(theirs, at) - 1], [])
-                copies.append((number, start, at, size))
+                copies.append((number, start, at, size, shift))
 
-    def _follow(self, target: int, j: int, end: int, offset: int, starts: list[int],
-                stretches: list[tuple[int, int, int]]) -> None:
-        """Append the stretches that lines j to end - 1 of file `target` are, moved by `offset`, to a new
-        file's (`starts`, `stretches`); a stretch that goes on where the last one ended joins it."""
+    def _follow(self, target: int, j: int, end: int, offset: int, shift: int, starts: list[int],
+                stretches: list[tuple[int, int, int, int]]) -> None:
+        """Append the stretches that lines j to end - 1 of file `target` are, moved by `offset` and shifted
+        by `shift`, to a new file's (`starts`, `stretches`); one that goes on where the last ended joins it."""
         theirs, their_stretches = self._starts[target], self._stretches[target]
         k = bisect_right(theirs, j) - 1
         while k < len(theirs) and theirs[k] < end:
-            first, (size, source, at) = max(theirs[k], j), their_stretches[k]
+            first, (size, source, at, their_shift) = max(theirs[k], j), their_stretches[k]
             last = min(theirs[k] + size, end)
-            here, there = first + offset, at + first - theirs[k]
-            if stretches and stretches[-1][1] == source and starts[-1] + stretches[-1][0] == here \
-                    and stretches[-1][2] + stretches[-1][0] == there:
-                stretches[-1] = (stretches[-1][0] + last - first, source, stretches[-1][2])
+            here, there, moved = first + offset, at + first - theirs[k], their_shift + shift
+            if stretches and stretches[-1][1] == source and stretches[-1][3] == moved \
+                    and starts[-1] + stretches[-1][0] == here and stretches[-1][2] + stretches[-1][0] == there:
+                stretches[-1] = (stretches[-1][0] + last - first, source, stretches[-1][2], moved)
             else:
                 starts.append(here)
-                stretches.append((last - first, source, there))
+                stretches.append((last - first, source, there, moved))
             k += 1
 
     def _candidates(self, stripped: str) -> list[tuple[str, int, int]]:
@@ -153,9 +156,9 @@ class LineSharer:
             starts = self._starts[number]
             copies = self._copies[number].get(starts[bisect_right(starts, at) - 1], ())
             taken = 0
-            for copy, start, there, size in reversed(copies):
+            for copy, start, there, size, shift in reversed(copies):
                 if there <= at < there + size:
-                    found.append((copy, start + at - there, indent))
+                    found.append((copy, start + at - there, indent + shift))
                     taken += 1
                     if taken == _CANDIDATES:
                         break
@@ -169,10 +172,10 @@ class LineSharer:
         for number in range(len(self._paths) - 1, oldest - 1, -1):
             starts, stretches = self._starts[number], self._stretches[number]
             for k in range(len(starts) - 1, -1, -1):
-                size, source, at = stretches[k]
+                size, source, at, shift = stretches[k]
                 low, high = bisect_left(own, (source, at)), bisect_left(own, (source, at + size))
                 for _, position, indent in reversed(own[low:high]):
-                    found.append((number, starts[k] + position - at, indent))
+                    found.append((number, starts[k] + position - at, indent + shift))
                     if len(found) == _CANDIDATES:
                         found.reverse()
                         return found
@@ -183,6 +186,7 @@ class LineSharer:
         """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
         lines = text.split("\n")
         self.lines[path] = lines
+        self._texts[path] = text
         if not share:
             self._remember(path, lines)
             if not text.startswith(_PREFIX):
@@ -190,18 +194,19 @@ class LineSharer:
             return "\n".join([HEADER, *(_LITERAL + ln if ln.startswith(_PREFIX) else ln for ln in lines)])
         out: list[str] = [HEADER]
         shared = False
-        runs: list[tuple[int, str, int, int]] = []  # the references without shift
+        runs: list[tuple[int, str, int, int, int]] = []
         i, n = 0, len(lines)
         ends = [0, *accumulate(map(len, lines))]  # ends[k]: characters of lines[:k] (without line breaks)
+        self._ends[path] = array("q", ends)
         while i < n:
             line = lines[i]
-            run = self._longest_run(lines, i, ends) if line else None
+            run = self._longest_run(lines, i, text, ends) if line else None
             if run is not None:
                 target, j, indent, length = run
                 out.append(_reference_line(j + 1, j + length, target, indent))
                 shared = True
+                runs.append((i, target, j, length, indent))
                 if not indent:
-                    runs.append((i, target, j, length))
                     # The same lines as the target's: keep its str objects and let this file's copies go.
                     lines[i:i + length] = self.lines[target][j:j + length]
                 i += length
@@ -215,7 +220,14 @@ class LineSharer:
             return text
         return "\n".join(out)
 
-    def _longest_run(self, lines: list[str], i: int, ends: list[int]) -> tuple[str, int, int, int] | None:
+    def _line_ends(self, path: str) -> array[int]:
+        """ends[k]: the characters of a file's lines[:k], without line breaks (kept as an array: 8 bytes a line)."""
+        ends = self._ends.get(path)
+        if ends is None:
+            ends = self._ends[path] = array("q", [0, *accumulate(map(len, self.lines[path]))])
+        return ends
+
+    def _longest_run(self, lines: list[str], i: int, text: str, ends: list[int]) -> tuple[str, int, int, int] | None:
         line = lines[i]
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
@@ -230,8 +242,8 @@ class LineSharer:
             most = min(n - i, len(theirs) - j)
             if ends[i + most] - ends[i] + most <= best_chars:
                 continue  # even a run to the end of either file would not be longer than the best so far
-            if shift == 0:  # the common case, compared a slice at a time (C speed, not a line at a time)
-                k = _common_run(lines, i, theirs, j)
+            if shift == 0:  # the common case, compared as text (C speed, not a line at a time)
+                k = _common_run(text, ends, i, self._texts[target], self._line_ends(target), j, most)
                 chars = ends[i + k] - ends[i] + k
                 if chars > best_chars:
                     best, best_chars = (target, j, 0, k), chars
@@ -252,22 +264,32 @@ class LineSharer:
         return best
 
 
-def _common_run(mine: list[str], i: int, theirs: list[str], j: int) -> int:
-    """How many lines from mine[i] on equal those from theirs[j] on (doubling, then halving the step)."""
-    most = min(len(mine) - i, len(theirs) - j)
+def _common_run(mine: str, ends: Sequence[int], i: int, theirs: str, their_ends: Sequence[int], j: int,
+                most: int) -> int:
+    """How many lines (at most `most`) from line i of text `mine` on equal those from line j of `theirs` on
+    (doubling, then halving the step); `ends` and `their_ends` are the texts' `_line_ends`. Lines are
+    compared as the text they span (without its last line break): at C speed over contiguous characters,
+    not string by string, and not at all when the lengths differ."""
+
+    def equal(start: int, stop: int) -> bool:  # lines i + start to i + stop - 1 with j + start to j + stop - 1
+        first, end = ends[i + start] + i + start, ends[i + stop] + i + stop - 1
+        their_first = their_ends[j + start] + j + start
+        return (end - first == their_ends[j + stop] + j + stop - 1 - their_first
+                and theirs.startswith(mine[first:end], their_first))
+
     if most > _LONG_RUN:
         # A long run usually goes on to the end of the shorter file, or to its last line (a text ends with a
-        # line break, so its last line is empty): two slices instead of the search's dozen.
+        # line break, so its last line is empty): two comparisons instead of the search's dozen.
         for guess in (most, most - 1):
-            if mine[i:i + guess] == theirs[j:j + guess]:
+            if equal(0, guess):
                 return guess
     good, step = 0, 1
-    while good + step <= most and mine[i + good:i + good + step] == theirs[j + good:j + good + step]:
+    while good + step <= most and equal(good, good + step):
         good += step
         step *= 2
     while step > 1:
         step //= 2
-        if good + step <= most and mine[i + good:i + good + step] == theirs[j + good:j + good + step]:
+        if good + step <= most and equal(good, good + step):
             good += step
     return good
 

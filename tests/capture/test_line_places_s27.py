@@ -1,7 +1,7 @@
-"""The line sharer remembers a reference without indent shift as stretches, not one place per line, and still
-finds for every line the places a line-by-line index finds (the latest _CANDIDATES of its text without leading
-spaces, in the same order), so the stored files are the same bytes. The model below is that index: every
-line of every file remembered in storage order, the oldest place dropped past _CANDIDATES."""
+"""The line sharer remembers a reference (shifted or not) as stretches, not one place per line, and still finds
+for every line the places a line-by-line index finds (the latest _CANDIDATES of its text without leading spaces,
+in the same order), so the stored files are the same bytes. The model below is that index: every line of every
+file remembered in storage order, the oldest place dropped past _CANDIDATES."""
 
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ def _line(rng: random.Random) -> str:
 
 
 def _files(seed: int) -> list[tuple[str, str, bool]]:
-    """A run of files that repeat earlier ones: whole files with a few lines added (a looping agent's node
-    inputs), ranges of earlier files, indented by 2 or 4 or not, and lines of their own."""
+    """A run of files that repeat earlier ones: ranges of earlier files, indented by 2 or 4 or not (the next
+    range of the same file sometimes right after, indented otherwise), and lines of their own."""
     rng = random.Random(seed)
     files: list[tuple[str, str, bool]] = []
     texts: list[list[str]] = []
@@ -71,9 +71,13 @@ def _files(seed: int) -> list[tuple[str, str, bool]]:
             if texts and pick < 0.45:
                 earlier = rng.choice(texts[-6:] if rng.random() < 0.7 else texts)
                 start = rng.randrange(len(earlier))
-                piece = earlier[start:start + rng.randint(1, 90)]
-                shift = rng.choice([0, 0, 0, 2, 4])
-                lines.extend(" " * shift + ln if ln and shift else ln for ln in piece)
+                while start < len(earlier):  # sometimes the next lines of the same file, shifted otherwise
+                    end = start + rng.randint(1, 90)
+                    shift = rng.choice([0, 0, 0, 2, 4])
+                    lines.extend(" " * shift + ln if ln and shift else ln for ln in earlier[start:end])
+                    if rng.random() < 0.7:
+                        break
+                    start = end
             else:
                 lines.extend(_line(rng) for _ in range(rng.randint(1, 6)))
         share = rng.random() < 0.75
@@ -113,9 +117,9 @@ def test_every_lookup_finds_the_places_a_line_by_line_index_finds():
     assert min(both.values()) > 100, both  # both ways of looking a text up are taken
 
 
-def test_a_reference_without_shift_is_remembered_as_stretches():
-    """Negative beside it: a file stored as itself and a reference with an indent shift are remembered line by
-    line (their lines are places of their own); the lines of an unshifted reference are not."""
+def test_a_reference_is_remembered_as_stretches():
+    """Negative beside it: a file stored as itself and a shared file's own lines are remembered line by line
+    (places of their own); the lines of a reference, shifted or not, are not, and are found all the same."""
     first = "\n".join(f"row {i} of the income statement, revenue {1000 + i} in millions" for i in range(30))
     shifted = "\n".join("  " + line for line in first.split("\n"))
     sharer = LineByLine()
@@ -124,7 +128,7 @@ def test_a_reference_without_shift_is_remembered_as_stretches():
     assert stored["nodes/r1.input.txt"].split("\n")[2] == "[auditfence: lines 1-30 of tools/r1.txt, indented 2]"
     assert stored["nodes/r2.input.txt"].split("\n")[1] == "[auditfence: lines 1-31 of nodes/r1.input.txt]"
     own = sum(len(places) for places in sharer._places.values())
-    assert own == 30 + 31 + 1  # tools/r1 and r1.input line by line; of r2.input only '[ai]'
+    assert own == 30 + 1 + 1  # tools/r1 line by line; of r1.input only 'messages:', of r2.input only '[ai]'
     assert sharer._candidates("row 3 of the income statement, revenue 1003 in millions") == [
         ("tools/r1.txt", 3, 0), ("nodes/r1.input.txt", 4, 2), ("nodes/r2.input.txt", 4, 2)]
     assert sharer._candidates("messages:") == [("nodes/r1.input.txt", 0, 0), ("nodes/r2.input.txt", 0, 0)]
