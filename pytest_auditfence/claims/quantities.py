@@ -1649,7 +1649,7 @@ _TAIL_BREAK = re.compile(r"\n(?<=[0-9 \t]\n)")
 _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 # the text's maximal letter runs (as `_LETTER_RUN` and the units' `[A-Za-z]+` cut them on an ASCII line) from one
 # C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
-_LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
+LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _RISK_WORDS_B = frozenset(w.encode() for w in _RISK_WORDS if w.isascii())
 _NUMBER_LINE_WORDS_B = frozenset(w.encode() for w in NUMBER_LINE_WORDS)
 _FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
@@ -1731,7 +1731,7 @@ class PlainRuns:
         self._lines_of(m.start() for m in _COLON_DIGIT.finditer(text))
         self._lines_of(m.start() for m in _INNER_MASK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
         self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
-        runs = set(text.encode("utf-8", "replace").translate(_LETTERS_ONLY).split())
+        runs = set(text.encode("utf-8", "replace").translate(LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
         # can `number_word_lines` keep a line of the text? (not without one of these letter runs)
         self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B)

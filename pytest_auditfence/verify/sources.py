@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, islice, repeat
 from math import floor, log10
-from operator import le
+from operator import le, ne
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -58,7 +58,7 @@ class FileIndex:
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
                  "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed",
-                 "number_words")
+                 "number_words", "_vocabulary", "_asked")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -112,6 +112,12 @@ class FileIndex:
         # may the text hold a number written as a word (`quantities.number_word_lines`)? False only where the
         # pre-pass's letter runs say it cannot
         self.number_words = True
+        # The content words of deferred lines are not read when the file is indexed: `lines_with(word)` finds the
+        # deferred lines holding `word` when a subject search first asks for it (`_deferred_lines_with`), kept in
+        # `_asked`; `_vocabulary` (the deferred lines' ASCII letter runs, lower-cased, each once, space-joined; built
+        # at the first ask) answers at once for a word no deferred line can hold
+        self._vocabulary: bytes | None = None
+        self._asked: dict[str, tuple[int, ...]] = {}
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
@@ -215,9 +221,7 @@ class FileIndex:
             return
         self._done[k] = 1
         line = self.deferred[k]
-        if self.line_starts is None:
-            self.line_starts = array("I", accumulate((len(part) + 1 for part in self.text.split("\n")), initial=0))
-        start = self.line_starts[line - 1]
+        start = self._line_starts()[line - 1]
         end = self.text.find("\n", start)
         try:
             self._firsts[k] = len(self.starts)
@@ -273,12 +277,71 @@ class FileIndex:
         return found
 
     def lines_with(self, word: str) -> Iterable[int]:
-        """The lines (ascending) whose figures `word` names, as `line_words` keeps them (an array or a bit set)."""
-        lines = self.line_words.get(word, ())
-        if not isinstance(lines, int):
-            return lines
-        ones = format(lines, "b")[::-1].encode().translate(_BIT_FLAGS)  # byte n is 1 where line n is in the set
-        return compress(range(len(ones)), ones)
+        """The lines (ascending) whose figures `word` names: the lines read when the file was indexed, as
+        `line_words` keeps them (an array or a bit set), and the deferred lines holding it (`_deferred_lines_with`)."""
+        lines: Iterable[int] = self.line_words.get(word, ())
+        if isinstance(lines, int):
+            ones = format(lines, "b")[::-1].encode().translate(_BIT_FLAGS)  # byte n is 1 where line n is in the set
+            lines = compress(range(len(ones)), ones)
+        late = self._deferred_lines_with(word) if len(self.deferred) else ()
+        return sorted((*lines, *late)) if late else lines  # (a deferred line is never one read when indexed)
+
+    def _deferred_lines_with(self, word: str) -> tuple[int, ...]:
+        """The deferred lines (ascending) among whose `content_words` `word` is, found on first ask and kept (a
+        claim's words are asked of every file, and claims of one subject ask the same words)."""
+        found = self._asked.get(word)
+        if found is None:
+            if len(self._asked) >= _ASKED_MEMO:
+                self._asked.clear()
+            found = self._asked[word] = self._find_deferred(word)
+        return found
+
+    def _find_deferred(self, word: str) -> tuple[int, ...]:
+        """A content word is part of a token of ASCII letters, '&' and '-', lower-cased: each of its letter runs is
+        part of a letter run of its line (the vocabulary's test, at C speed), and the word is in its line's text,
+        case aside (a search of the text; each line found is confirmed by `content_words` of its text, the reading
+        the index made of every deferred line before it was lazy)."""
+        pieces = _LETTER_PIECES.findall(word)
+        if not pieces or not word.isascii():
+            return ()  # a content word starts with an ASCII letter
+        if self._vocabulary is None:
+            self._vocabulary = self._deferred_vocabulary()
+        if not all(piece.lower().encode() in self._vocabulary for piece in pieces):
+            return ()
+        text, starts, deferred = self.text, self._line_starts(), self.deferred
+        found: list[int] = []
+        last = 0
+        for hit in re.finditer(re.escape(word), text, re.IGNORECASE | re.ASCII):
+            line = bisect_right(starts, hit.start())
+            if line == last:
+                continue
+            last = line
+            k = bisect_left(deferred, line)
+            if k < len(deferred) and deferred[k] == line:
+                start = starts[line - 1]
+                end = text.find("\n", start)
+                if word in content_words(text[start:len(text) if end < 0 else end]):
+                    found.append(line)
+        return tuple(found)
+
+    def _deferred_vocabulary(self) -> bytes:
+        """The deferred lines' maximal ASCII letter runs, lower-cased, each once, joined by spaces. The text is
+        sliced once per block of consecutive deferred lines (found by C-level maps), not once per line."""
+        text, starts, deferred = self.text, self._line_starts(), self.deferred
+        count = len(deferred)
+        # where a block starts: the first deferred line, and each one that does not follow the one before it
+        firsts = [0, *compress(range(1, count), map(ne, islice(deferred, 1, None), map((1).__add__, deferred)))]
+        ends = [*(k - 1 for k in islice(firsts, 1, None)), count - 1]
+        held = "\n".join([text[starts[deferred[a] - 1]:starts[deferred[b]] if deferred[b] < len(starts) else len(text)]
+                          for a, b in zip(firsts, ends)])
+        runs = set(held.encode("utf-8", "replace").translate(quantities.LETTERS_ONLY).lower().split())
+        return b" ".join(sorted(runs))
+
+    def _line_starts(self) -> Sequence[int]:
+        """Where each line of the text starts (the `LoadedFile`'s where it was given; else computed once)."""
+        if self.line_starts is None:
+            self.line_starts = array("I", accumulate((len(part) + 1 for part in self.text.split("\n")), initial=0))
+        return self.line_starts
 
     def on_line(self, line: int) -> Iterator[int]:
         """The items read on `line` that carry the line's words (not cells, not second readings)."""
@@ -317,6 +380,10 @@ class FileIndex:
 
 
 _BIT_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+# a word's ASCII letter runs (`FileIndex._find_deferred`)
+_LETTER_PIECES = re.compile(r"[A-Za-z]+")
+# words whose deferred lines a file keeps once found; past this the memo starts again
+_ASKED_MEMO = 4096
 
 
 def _line_set(lines: array[int], narrow: bool) -> array[int] | int:
@@ -531,9 +598,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     reach = list(accumulate((b for _, b in by_start), max))
 
     def defer(line: int, start: int, end: int) -> bool:
-        """Keep a prose line for later: no cell on it (a cell's reading replaces the scanner's there). Its words
-        are kept as a line whose figures are read keeps them (one that turns out to hold none adds nothing)."""
-        nonlocal worded_line
+        """Keep a prose line for later: no cell on it (a cell's reading replaces the scanner's there)."""
         before = bisect_left(cell_starts, end)
         if text.find("|", start, end) >= 0 or before and reach[before - 1] > start:
             return False
@@ -542,13 +607,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             return False
         if not len(runs[0]):
             return True  # no number the parser can read: no figure, nothing to keep
-        index.defer(line, *runs)
-        worded_line = line
-        for word in content_words(text[start:end]):  # (the line's text: a '\r' before its break holds no word)
-            keys = line_words.get(word)
-            if keys is None:
-                keys = line_words[word] = array("I")
-            keys.append(line)
+        index.defer(line, *runs)  # its words are read when a subject search asks (`FileIndex.lines_with`)
         return True
 
     prepass = quantities.PlainRuns(text, loaded.starts) if lazy else None
