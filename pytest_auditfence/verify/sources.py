@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, islice, repeat
 from math import floor, log10
-from operator import le, ne
+from operator import le, mul, ne
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -184,16 +184,31 @@ class FileIndex:
         number has at most `_EXACT_DIGITS` digits (`round(value * 10**d)` gives m exactly there)."""
         self.deferred.append(line)
         self.run_firsts.append(len(self.run_decimals))
+        self._keep_numbers(values, decimals)
+
+    def defer_block(self, lines: range, firsts: Iterable[int], values: Sequence[float], decimals: Sequence[int]
+                    ) -> None:
+        """`defer` of consecutive lines at once: `lines`, each holding at least one of the numbers, whose first
+        number is at each of `firsts` (ascending places among `values`, the first 0)."""
+        self.deferred.extend(lines)
+        self.run_firsts.extend(map(len(self.run_decimals).__add__, firsts))
+        self._keep_numbers(values, decimals)
+
+    def _keep_numbers(self, values: Sequence[float], decimals: Sequence[int]) -> None:
         self.run_decimals.extend(decimals)
         column = self.run_digits
         if column.typecode != "d":
-            digits = [round(value * _POW10[d]) if d <= 22 else _TOO_MANY for value, d in zip(values, decimals)]
-            if max(digits, default=0) < _TOO_MANY:
-                try:
-                    column.extend(digits)
-                except OverflowError:
-                    self.run_digits = array("Q", column)
-                    self.run_digits.extend(digits)
+            if max(decimals, default=0) <= 22:  # (C-level maps: a block holds thousands of numbers)
+                digits = list(map(round, map(mul, values, map(_POW10.__getitem__, decimals))))
+            else:
+                digits = [round(value * _POW10[d]) if d <= 22 else _TOO_MANY for value, d in zip(values, decimals)]
+            top = max(digits, default=0)
+            if top < _TOO_MANY:
+                if top > 0xFFFFFFFF and column.typecode == "I":
+                    # widened before: an array's `extend` that overflows has appended the numbers before the one that
+                    # does not fit (a line holding '5' and then '12,345,678,901' kept the 5 twice)
+                    self.run_digits = column = array("Q", column)
+                column.extend(digits)
                 return
             self.run_digits = column = array("d", map(self.run_value, range(len(column))))
         column.extend(values)
@@ -611,8 +626,22 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
         return True
 
     prepass = quantities.PlainRuns(text, loaded.starts) if lazy else None
+    blocks: list[tuple[int, int, int]] = []
+    if prepass is not None:
+        blocks = _prose_blocks(loaded, prepass, spans)
+        places = prepass.offsets
+        line_starts = loaded.starts
+
+        def defer_block(first: int, last: int) -> None:
+            """Keep the prose block's lines for later, with their numbers (every line holds one)."""
+            a = bisect_left(places, line_starts[first - 1])
+            b = bisect_left(places, line_starts[last]) if last < len(line_starts) else len(places)
+            firsts = map(a.__rsub__, map(bisect_left, repeat(places), islice(line_starts, first - 1, last)))
+            index.defer_block(range(first, last + 1), firsts, prepass.values[a:b], prepass.decimals[a:b])
+
     scanner = quantities.QuantityScanner()
-    for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
+    for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None,
+                                     prose_blocks=blocks, defer_block=defer_block if blocks else None):
         q = scanned.quantity
         while next_cell < len(cells) and cells[next_cell].end <= q.start:
             _add_cell(loaded, cells[next_cell], add, shared)
@@ -628,6 +657,43 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     index.number_words = prepass is None or prepass.number_words
     index.narrow()
     return index
+
+
+def _prose_blocks(loaded: LoadedFile, prepass: quantities.PlainRuns, spans: Sequence[tuple[int, int]]
+                  ) -> list[tuple[int, int, int]]:
+    """Runs of consecutive lines that the scanner would hand to `_read_file`'s `defer` and that it would keep
+    unparsed (first line, last line, where the line after them starts): lines holding a number of the pre-pass,
+    none of them risky to it, with no '|', no cell of a table, no caption (`quantities.caption_lines`) and no
+    numeric field (`quantities.numeric_field_lines`), not the first, found by C-speed searches and maps. A line
+    left out is read by the scanner, line by line, as before: the tests here need only be sufficient."""
+    starts = loaded.starts
+    count = len(starts)
+    held = bytearray(count + 1)  # byte n: line n holds a number of the pre-pass
+    deque(map(held.__setitem__, map(bisect_right, repeat(starts), prepass.offsets), repeat(1)), maxlen=0)
+    text = loaded.text
+
+    def drop(lines: Iterable[int]) -> None:
+        deque(map(held.__setitem__, lines, repeat(0)), maxlen=0)
+
+    held[1] = 0  # the first line: `caption_lines` leaves it out
+    drop(prepass.risky)
+    drop(quantities.caption_lines(text, starts))
+    drop(quantities.numeric_field_lines(text, starts))
+    at = text.find("|")
+    while at >= 0:  # a line holding a pipe
+        line = bisect_right(starts, at)
+        held[line] = 0
+        at = text.find("|", starts[line]) if line < count else -1
+    for start, end in spans:  # every line a table cell meets
+        drop(range(bisect_right(starts, start), bisect_right(starts, max(start, end - 1)) + 1))
+    blocks = []
+    for run in _HELD_RUN.finditer(held):
+        first, last = run.start(), run.end() - 1
+        blocks.append((first, last, starts[last] if last < count else len(text)))
+    return blocks
+
+
+_HELD_RUN = re.compile(rb"\x01+")
 
 
 @lru_cache(maxsize=4096)

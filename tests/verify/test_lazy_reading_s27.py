@@ -10,9 +10,11 @@ from pathlib import Path
 
 from langchain_core.tools import tool
 
+from pytest_auditfence.claims import quantities
 from pytest_auditfence.fence import FileStore, LoadedFile, Source
 from pytest_auditfence.models import COVERED_VERDICTS
 from pytest_auditfence.verify import sources as sources_module
+from pytest_auditfence.verify import tables
 from pytest_auditfence.verify.sources import FileIndex, SourceIndex, _index_file, content_words
 
 from test_compact_index import _bench_corpus
@@ -148,3 +150,147 @@ def test_a_captured_run_finds_the_backlog_only_when_asked_and_verifies_as_before
     index.with_words(["backlog"])
     list(index.files[report_file].lines_with("backlog"))
     assert len(searched) == asked_before  # asked again: kept, not searched again
+
+
+# Lines of every kind the scanner tells apart: captions (some the first line, some after signs, some stripped of
+# separators only `str.strip` strips), table rows and separators, numeric fields and bullets, prose with plain and
+# risky numbers, blank lines, and lines that only look like a caption or a field
+LINES = ["(in millions)", "In thousands of USD", "  (in thousands, except per share data)", "Dollars in millions",
+         "-- amounts in thousands", "\x1cin millions", "*in millions*", "USD in millions", "$ in millions", "in 2024",
+         "income rose 5%", "Revenue (in $ millions)", "| Item | FY2024 | FY2023 |", "|---|---|---|",
+         "| Revenue | 1,234 | 1,100 |", "| Margin (%) | 45.2 | 44.0 |", "| note | see below |", "a | b",
+         "revenue: 1,234", "- revenue_usd_millions: 5,400", "eps: $1.25", "growth: 4.5%", "margin: 45.2 %",
+         "units: USD millions", "fiscal_year: 2024", "note: 12 stores opened", "ratio: 1.5x",
+         "news: NORD margin was 45.2% and backlog reached $12.3 billion.",
+         "price: 2024-03-05 close 123.45 volume 1,234,567", "The company sold 12 units for $3.5 million.",
+         "Temperature was 350F at 3:30 pm on 5/6.", "twelve stores, 1,23 and 1.2.3", "Revenue, 2024, 1234",
+         "a,b,c", "1,2,3", "x,12,345", "", "   ", "\t", "Revenue grew 12% to $4.5 billion (in line).",
+         "The café sold 5 cakes.", "Sales were 1,234 thousand units in FY2024"]
+
+
+def _columns(fi: FileIndex) -> dict[str, object]:
+    return {name: (list(value) if hasattr(value, "typecode") else value)
+            for name in ("starts", "lengths", "values", "codes", "forms", "lines", "words", "alternatives", "labels",
+                         "texts", "eager", "ordered", "deferred", "run_digits", "run_decimals", "run_firsts",
+                         "number_words")
+            for value in [getattr(fi, name)]} | {
+        "line_words": {w: list(FileIndex.lines_with(_without_deferred(fi), w)) for w in fi.line_words},
+        "typecodes": [getattr(fi, name).typecode for name in ("lines", "deferred", "run_digits", "run_firsts")]}
+
+
+def _read_line_by_line(loaded: LoadedFile, monkeypatch) -> FileIndex:
+    with monkeypatch.context() as m:
+        m.setattr(sources_module, "_prose_blocks", lambda *args: [])
+        return _index_file(loaded)
+
+
+def test_prose_blocks_passed_over_whole_give_the_index_the_scanner_gives_line_by_line(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    rng = random.Random(2727)
+    passed = 0
+    for _ in range(600):
+        lines = [rng.choice(LINES) for _ in range(rng.randint(1, 30))]
+        text = rng.choice(["\n", "\r\n"]).join(lines) + rng.choice(["", "\n", "5", "\n\n"])
+        loaded = LoadedFile("x.txt", text, "")
+        fi = _index_file(loaded)
+        assert _columns(fi) == _columns(_read_line_by_line(loaded, monkeypatch)), text
+        fi.materialize_all()
+        whole = _index_file(loaded, lazy=False)
+        assert sorted(zip(fi.starts, fi.lengths, fi.values)) == sorted(zip(whole.starts, whole.lengths, whole.values))
+        passed += sum(last - first + 1 for first, last, _ in sources_module._prose_blocks(
+            loaded, quantities.PlainRuns(text, loaded.starts), []))
+    assert passed > 1000  # lines passed over in blocks
+    root, bench = _bench_corpus(tmp_path)
+    store = FileStore(root)
+    for source in bench[:3]:
+        loaded = store.load(source)
+        blocks = sources_module._prose_blocks(loaded, quantities.PlainRuns(loaded.text, loaded.starts), [])
+        assert sum(last - first + 1 for first, last, _ in blocks) > 500  # the news and price lines
+        assert _columns(_index_file(loaded)) == _columns(_read_line_by_line(loaded, monkeypatch))
+
+
+def test_a_caption_or_a_numeric_field_is_never_in_a_prose_block() -> None:
+    for line in LINES:
+        for before in ("", "x 1\n", "| a | 1 |\n"):
+            text = before + line + "\n"
+            starts = LoadedFile("x.txt", text, "").starts
+            target = text.count("\n", 0, len(before)) + 1
+            stripped = line.strip()
+            if "|" not in stripped and stripped and len(stripped) <= 120 and quantities._CAPTION.search(stripped):
+                assert target in set(quantities.caption_lines(text, starts)) or target == 1, line
+            kv = quantities._KEY_VALUE.match(line)
+            if kv is not None and quantities._NUMERIC_FIELD.fullmatch(kv.group("value")):
+                assert target in set(quantities.numeric_field_lines(text, starts)), line
+    assert not list(quantities.caption_lines("x\nnews: margin was 45.2% and backlog reached $12.3 billion.\n",
+                                             [0, 2]))
+
+
+def _grids_line_by_line(text: str, cells_of, same_count: bool = False) -> list[tuple[int, list[list[tuple[int, int]]]]]:
+    """Runs of consecutive lines that `cells_of(pos, line)` gives cells (None: the line ends a run; 'skip': passed
+    over; `same_count`: a line of another number of cells than the run's first ends it), read line by line: what the
+    readers found before they searched the text for their lines."""
+    grids: list[tuple[int, list[list[tuple[int, int]]]]] = []
+    current = None
+    pos = 0
+    for line in text.split("\n"):
+        cells = cells_of(pos, line)
+        if cells == "skip":
+            pos += len(line) + 1
+            continue
+        if cells is not None and (current is None or not same_count or len(cells) == len(current[1][0])):
+            if current is None:
+                current = (pos, [])
+                grids.append(current)
+            current[1].append(cells)
+        else:
+            current = None
+        pos += len(line) + 1
+    return grids
+
+
+def _csv_cells(pos: int, line: str):
+    return tables._csv_cells(pos, line.rstrip("\r"))
+
+
+def _pipe_cells(pos: int, line: str):
+    if "|" in line and tables._is_separator(line):
+        return "skip"
+    cells = quantities.split_table_row(line) if "|" in line else []
+    return [(pos + a, pos + b) for a, b in cells] if len(cells) >= 2 else None
+
+
+GRID_PIECES = ["a", "b", "1", "12", "123", "1,234", "12,345.6", ",", ", ", '"', '"x,y"', "|", " | ", "||", "---",
+               "|---|---|", " ", "\t", "\r", "\n", "\n", "\n", "\r\n", ".", "x1", "1.5", "(in millions)", "Revenue",
+               "2024", ",123", "123,", "-", ":", "ab,cd,ef", "1,2,3", "é", "٢", "x" * 50, "| a | 1 |", "|:--|--:|",
+               "volume 1,234,567", "a,12,345"]
+
+
+def test_the_pipe_and_csv_readers_find_the_grids_a_reading_line_by_line_finds() -> None:
+    rng = random.Random(2771)
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(GRID_PIECES) for _ in range(rng.randint(0, 40)))
+        pipes = [(g.start, g.rows) for g in tables._pipe_grids(text)]
+        assert pipes == _grids_line_by_line(text, _pipe_cells), repr(text)
+        csv = [(g.start, g.rows) for g in tables._csv_grids(text)]
+        assert csv == [(start, rows) for start, rows in _grids_line_by_line(text, _csv_cells, True)
+                       if len(rows) >= 3 and tables._has_digit_cell(tables._Grid(rows, start), text)], repr(text)
+        found += len(pipes) + len(csv)
+    assert found > 3000
+    for lines in ("a,b,c\n1,2,3\n4,5,6", "x,y\r\n1,2\r\n3,4\r\n", 'n,"a, b"\n1,"2,000"\n3,"4"',
+                  "price: close 12.5 volume 1,234,567\nprice: close 13.5 volume 1,234,568\nprice: close 1 volume 1,000,000"):
+        assert [(g.start, g.rows) for g in tables._csv_grids(lines)] == [
+            (start, rows) for start, rows in _grids_line_by_line(lines, _csv_cells, True) if len(rows) >= 3]
+
+
+def test_a_number_too_wide_for_4_bytes_after_others_widens_the_column_and_keeps_each_number_once() -> None:
+    for tail in ("news: 5 units and 12,345,678,901 units\n",
+                 "news: 5 units\nnews: 7 and 12,345,678,901 units\nnews: 9 more\n"):
+        text = "news: margin was 45.3% and backlog $12.3 billion.\n" + tail
+        fi = _index_file(LoadedFile("f.txt", text, "0" * 64))
+        assert fi.run_digits.typecode == "Q"
+        want = [value for line in text.splitlines() for value, _ in quantities.plain_runs(line, 0, len(line))]
+        assert list(fi.runs) == want and len(fi.run_digits) == len(fi.run_decimals), tail
+        fi.materialize_all()
+        whole = _index_file(LoadedFile("f.txt", text, "0" * 64), lazy=False)
+        assert sorted(zip(fi.starts, fi.values)) == sorted(zip(whole.starts, whole.values))
