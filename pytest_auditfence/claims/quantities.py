@@ -1281,12 +1281,17 @@ class QuantityScanner:
     def iter_scan(
         self, text: str, *, read_elsewhere: Sequence[tuple[int, int]] = (),
         defer: Callable[[int, int, int], bool] | None = None,
+        prose_blocks: Sequence[tuple[int, int, int]] = (), defer_block: Callable[[int, int], None] | None = None,
     ) -> Iterator[ScannedQuantity]:
         """All quantities of `text` in order. `read_elsewhere` are spans (start, end), sorted and disjoint, that
         the caller parses itself and drops every quantity starting in: a table cell, field value or line lying
         wholly inside one is not parsed (the caller's reading of it would replace the scanner's anyway).
         `defer(line_no, start, end)` is asked of each line read as prose (no table row, no numeric field); where it
-        answers True the line is not parsed here: `parse_prose_line(text, start, end)` reads it later, the same."""
+        answers True the line is not parsed here: `parse_prose_line(text, start, end)` reads it later, the same.
+        `prose_blocks` are runs of lines (first line, last line, where the line after the run starts), ascending,
+        that the caller knows to be prose it defers (none blank, a table row, a caption or a numeric field): each is
+        handed to `defer_block(first, last)` when the scan reaches it and passed over whole, leaving the state a
+        prose line leaves (no table's columns)."""
         _require_text(text, "QuantityScanner.scan(text=...)")
         elsewhere = _Spans(read_elsewhere)
         caption: tuple[float | None, str | None] = (None, None)
@@ -1298,7 +1303,18 @@ class QuantityScanner:
         pos = 0
         line_no = 0
         n = len(text)
+        if prose_blocks and defer_block is None:
+            raise AuditFenceError("iter_scan(prose_blocks=...) needs defer_block=... to hand the blocks to")
+        blocks = iter(prose_blocks)
+        block = next(blocks, None)
         while pos < n:
+            if block is not None and block[0] == line_no + 1:
+                first, line_no, pos = block
+                defer_block(first, line_no)  # type: ignore[misc]  # given with the blocks
+                if columns is not None:  # a prose line ends a table: the caption above it is spent
+                    caption, columns = (None, None), None
+                block = next(blocks, None)
+                continue
             nl = text.find("\n", pos)
             end = n if nl < 0 else nl
             line_no += 1
@@ -1649,7 +1665,7 @@ _TAIL_BREAK = re.compile(r"\n(?<=[0-9 \t]\n)")
 _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 # the text's maximal letter runs (as `_LETTER_RUN` and the units' `[A-Za-z]+` cut them on an ASCII line) from one
 # C-speed pass over its UTF-8 bytes: every byte but an ASCII letter becomes a space
-_LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
+LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _RISK_WORDS_B = frozenset(w.encode() for w in _RISK_WORDS if w.isascii())
 _NUMBER_LINE_WORDS_B = frozenset(w.encode() for w in NUMBER_LINE_WORDS)
 _FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
@@ -1731,7 +1747,7 @@ class PlainRuns:
         self._lines_of(m.start() for m in _COLON_DIGIT.finditer(text))
         self._lines_of(m.start() for m in _INNER_MASK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
         self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
-        runs = set(text.encode("utf-8", "replace").translate(_LETTERS_ONLY).split())
+        runs = set(text.encode("utf-8", "replace").translate(LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
         # can `number_word_lines` keep a line of the text? (not without one of these letter runs)
         self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B)
@@ -1816,6 +1832,31 @@ def _table_state(
         return caption, cols, None if _looks_like_header(line, cells) else list(zip(cells, cols))
     contexts = [columns[i] if i < len(columns) else caption for i in range(len(cells))]
     return caption, columns, list(zip(cells, contexts))
+
+
+# Lines `_table_state` may read as a caption, or that may be a numeric field (`_KEY_VALUE` with a `_NUMERIC_FIELD`
+# value), found by searches of a whole text that start at a rare character (C speed). Each finds every such line
+# and more: for `_CAPTION`, a line whose stripped text starts with '(', '*', '_', a currency sign, 'usd', 'eur', 'gbp'
+# or 'in', or with signs and then 'dollars' or 'amounts', and a '(' before 'in', a currency sign, 'usd' or 'eur' (the
+# first line of a text is left to the caller); for a field, a colon before one number and the line's end. A caller
+# passing over the lines found by neither passes over no caption and no numeric field.
+_CAPTION_LEADS = re.compile(r"\n(?:[ \t\r\x0b\x0c\x1c-\x1f]*(?i:[(*_$€£]|usd|eur|gbp|in)"
+                            r"|[^A-Za-z0-9_\n]*(?i:dollars|amounts))|\((?i:in[ \t\r\x0b\x0c]|[$€£]|usd|eur)")
+_FIELD_ENDS = re.compile(r"(?m):[ \t]+" + _NUMERIC_FIELD.pattern + r"[ \t]*$")
+
+
+def caption_lines(text: str, starts: Sequence[int]) -> Iterator[int]:
+    """Lines (1-based; `starts` are the text's line starts) after the first that may be a caption `_table_state`
+    reads, and more."""
+    for found in _CAPTION_LEADS.finditer(text):
+        at = found.start()
+        yield bisect.bisect_right(starts, at + 1 if text.startswith("\n", at) else at)
+
+
+def numeric_field_lines(text: str, starts: Sequence[int]) -> Iterator[int]:
+    """Lines (1-based) that may be a numeric field the scanner reads by its key ('revenue: 1,234'), and more."""
+    for found in _FIELD_ENDS.finditer(text):
+        yield bisect.bisect_right(starts, found.start())
 
 
 def _looks_like_header(line: str, cells: list[tuple[int, int]]) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, islice, repeat
 from math import floor, log10
-from operator import le
+from operator import le, mul, ne
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -58,7 +58,7 @@ class FileIndex:
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
                  "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed",
-                 "number_words")
+                 "number_words", "_vocabulary", "_asked")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -112,6 +112,12 @@ class FileIndex:
         # may the text hold a number written as a word (`quantities.number_word_lines`)? False only where the
         # pre-pass's letter runs say it cannot
         self.number_words = True
+        # The content words of deferred lines are not read when the file is indexed: `lines_with(word)` finds the
+        # deferred lines holding `word` when a subject search first asks for it (`_deferred_lines_with`), kept in
+        # `_asked`; `_vocabulary` (the deferred lines' ASCII letter runs, lower-cased, each once, space-joined; built
+        # at the first ask) answers at once for a word no deferred line can hold
+        self._vocabulary: bytes | None = None
+        self._asked: dict[str, tuple[int, ...]] = {}
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
@@ -178,16 +184,31 @@ class FileIndex:
         number has at most `_EXACT_DIGITS` digits (`round(value * 10**d)` gives m exactly there)."""
         self.deferred.append(line)
         self.run_firsts.append(len(self.run_decimals))
+        self._keep_numbers(values, decimals)
+
+    def defer_block(self, lines: range, firsts: Iterable[int], values: Sequence[float], decimals: Sequence[int]
+                    ) -> None:
+        """`defer` of consecutive lines at once: `lines`, each holding at least one of the numbers, whose first
+        number is at each of `firsts` (ascending places among `values`, the first 0)."""
+        self.deferred.extend(lines)
+        self.run_firsts.extend(map(len(self.run_decimals).__add__, firsts))
+        self._keep_numbers(values, decimals)
+
+    def _keep_numbers(self, values: Sequence[float], decimals: Sequence[int]) -> None:
         self.run_decimals.extend(decimals)
         column = self.run_digits
         if column.typecode != "d":
-            digits = [round(value * _POW10[d]) if d <= 22 else _TOO_MANY for value, d in zip(values, decimals)]
-            if max(digits, default=0) < _TOO_MANY:
-                try:
-                    column.extend(digits)
-                except OverflowError:
-                    self.run_digits = array("Q", column)
-                    self.run_digits.extend(digits)
+            if max(decimals, default=0) <= 22:  # (C-level maps: a block holds thousands of numbers)
+                digits = list(map(round, map(mul, values, map(_POW10.__getitem__, decimals))))
+            else:
+                digits = [round(value * _POW10[d]) if d <= 22 else _TOO_MANY for value, d in zip(values, decimals)]
+            top = max(digits, default=0)
+            if top < _TOO_MANY:
+                if top > 0xFFFFFFFF and column.typecode == "I":
+                    # widened before: an array's `extend` that overflows has appended the numbers before the one that
+                    # does not fit (a line holding '5' and then '12,345,678,901' kept the 5 twice)
+                    self.run_digits = column = array("Q", column)
+                column.extend(digits)
                 return
             self.run_digits = column = array("d", map(self.run_value, range(len(column))))
         column.extend(values)
@@ -215,9 +236,7 @@ class FileIndex:
             return
         self._done[k] = 1
         line = self.deferred[k]
-        if self.line_starts is None:
-            self.line_starts = array("I", accumulate((len(part) + 1 for part in self.text.split("\n")), initial=0))
-        start = self.line_starts[line - 1]
+        start = self._line_starts()[line - 1]
         end = self.text.find("\n", start)
         try:
             self._firsts[k] = len(self.starts)
@@ -273,12 +292,71 @@ class FileIndex:
         return found
 
     def lines_with(self, word: str) -> Iterable[int]:
-        """The lines (ascending) whose figures `word` names, as `line_words` keeps them (an array or a bit set)."""
-        lines = self.line_words.get(word, ())
-        if not isinstance(lines, int):
-            return lines
-        ones = format(lines, "b")[::-1].encode().translate(_BIT_FLAGS)  # byte n is 1 where line n is in the set
-        return compress(range(len(ones)), ones)
+        """The lines (ascending) whose figures `word` names: the lines read when the file was indexed, as
+        `line_words` keeps them (an array or a bit set), and the deferred lines holding it (`_deferred_lines_with`)."""
+        lines: Iterable[int] = self.line_words.get(word, ())
+        if isinstance(lines, int):
+            ones = format(lines, "b")[::-1].encode().translate(_BIT_FLAGS)  # byte n is 1 where line n is in the set
+            lines = compress(range(len(ones)), ones)
+        late = self._deferred_lines_with(word) if len(self.deferred) else ()
+        return sorted((*lines, *late)) if late else lines  # (a deferred line is never one read when indexed)
+
+    def _deferred_lines_with(self, word: str) -> tuple[int, ...]:
+        """The deferred lines (ascending) among whose `content_words` `word` is, found on first ask and kept (a
+        claim's words are asked of every file, and claims of one subject ask the same words)."""
+        found = self._asked.get(word)
+        if found is None:
+            if len(self._asked) >= _ASKED_MEMO:
+                self._asked.clear()
+            found = self._asked[word] = self._find_deferred(word)
+        return found
+
+    def _find_deferred(self, word: str) -> tuple[int, ...]:
+        """A content word is part of a token of ASCII letters, '&' and '-', lower-cased: each of its letter runs is
+        part of a letter run of its line (the vocabulary's test, at C speed), and the word is in its line's text,
+        case aside (a search of the text; each line found is confirmed by `content_words` of its text, the reading
+        the index made of every deferred line before it was lazy)."""
+        pieces = _LETTER_PIECES.findall(word)
+        if not pieces or not word.isascii():
+            return ()  # a content word starts with an ASCII letter
+        if self._vocabulary is None:
+            self._vocabulary = self._deferred_vocabulary()
+        if not all(piece.lower().encode() in self._vocabulary for piece in pieces):
+            return ()
+        text, starts, deferred = self.text, self._line_starts(), self.deferred
+        found: list[int] = []
+        last = 0
+        for hit in re.finditer(re.escape(word), text, re.IGNORECASE | re.ASCII):
+            line = bisect_right(starts, hit.start())
+            if line == last:
+                continue
+            last = line
+            k = bisect_left(deferred, line)
+            if k < len(deferred) and deferred[k] == line:
+                start = starts[line - 1]
+                end = text.find("\n", start)
+                if word in content_words(text[start:len(text) if end < 0 else end]):
+                    found.append(line)
+        return tuple(found)
+
+    def _deferred_vocabulary(self) -> bytes:
+        """The deferred lines' maximal ASCII letter runs, lower-cased, each once, joined by spaces. The text is
+        sliced once per block of consecutive deferred lines (found by C-level maps), not once per line."""
+        text, starts, deferred = self.text, self._line_starts(), self.deferred
+        count = len(deferred)
+        # where a block starts: the first deferred line, and each one that does not follow the one before it
+        firsts = [0, *compress(range(1, count), map(ne, islice(deferred, 1, None), map((1).__add__, deferred)))]
+        ends = [*(k - 1 for k in islice(firsts, 1, None)), count - 1]
+        held = "\n".join([text[starts[deferred[a] - 1]:starts[deferred[b]] if deferred[b] < len(starts) else len(text)]
+                          for a, b in zip(firsts, ends)])
+        runs = set(held.encode("utf-8", "replace").translate(quantities.LETTERS_ONLY).lower().split())
+        return b" ".join(sorted(runs))
+
+    def _line_starts(self) -> Sequence[int]:
+        """Where each line of the text starts (the `LoadedFile`'s where it was given; else computed once)."""
+        if self.line_starts is None:
+            self.line_starts = array("I", accumulate((len(part) + 1 for part in self.text.split("\n")), initial=0))
+        return self.line_starts
 
     def on_line(self, line: int) -> Iterator[int]:
         """The items read on `line` that carry the line's words (not cells, not second readings)."""
@@ -317,6 +395,10 @@ class FileIndex:
 
 
 _BIT_FLAGS = bytes.maketrans(b"01", b"\x00\x01")
+# a word's ASCII letter runs (`FileIndex._find_deferred`)
+_LETTER_PIECES = re.compile(r"[A-Za-z]+")
+# words whose deferred lines a file keeps once found; past this the memo starts again
+_ASKED_MEMO = 4096
 
 
 def _line_set(lines: array[int], narrow: bool) -> array[int] | int:
@@ -531,9 +613,7 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     reach = list(accumulate((b for _, b in by_start), max))
 
     def defer(line: int, start: int, end: int) -> bool:
-        """Keep a prose line for later: no cell on it (a cell's reading replaces the scanner's there). Its words
-        are kept as a line whose figures are read keeps them (one that turns out to hold none adds nothing)."""
-        nonlocal worded_line
+        """Keep a prose line for later: no cell on it (a cell's reading replaces the scanner's there)."""
         before = bisect_left(cell_starts, end)
         if text.find("|", start, end) >= 0 or before and reach[before - 1] > start:
             return False
@@ -542,18 +622,26 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
             return False
         if not len(runs[0]):
             return True  # no number the parser can read: no figure, nothing to keep
-        index.defer(line, *runs)
-        worded_line = line
-        for word in content_words(text[start:end]):  # (the line's text: a '\r' before its break holds no word)
-            keys = line_words.get(word)
-            if keys is None:
-                keys = line_words[word] = array("I")
-            keys.append(line)
+        index.defer(line, *runs)  # its words are read when a subject search asks (`FileIndex.lines_with`)
         return True
 
     prepass = quantities.PlainRuns(text, loaded.starts) if lazy else None
+    blocks: list[tuple[int, int, int]] = []
+    if prepass is not None:
+        blocks = _prose_blocks(loaded, prepass, spans)
+        places = prepass.offsets
+        line_starts = loaded.starts
+
+        def defer_block(first: int, last: int) -> None:
+            """Keep the prose block's lines for later, with their numbers (every line holds one)."""
+            a = bisect_left(places, line_starts[first - 1])
+            b = bisect_left(places, line_starts[last]) if last < len(line_starts) else len(places)
+            firsts = map(a.__rsub__, map(bisect_left, repeat(places), islice(line_starts, first - 1, last)))
+            index.defer_block(range(first, last + 1), firsts, prepass.values[a:b], prepass.decimals[a:b])
+
     scanner = quantities.QuantityScanner()
-    for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None):
+    for scanned in scanner.iter_scan(text, read_elsewhere=spans if disjoint else (), defer=defer if lazy else None,
+                                     prose_blocks=blocks, defer_block=defer_block if blocks else None):
         q = scanned.quantity
         while next_cell < len(cells) and cells[next_cell].end <= q.start:
             _add_cell(loaded, cells[next_cell], add, shared)
@@ -569,6 +657,43 @@ def _read_file(loaded: LoadedFile, lazy: bool) -> FileIndex:
     index.number_words = prepass is None or prepass.number_words
     index.narrow()
     return index
+
+
+def _prose_blocks(loaded: LoadedFile, prepass: quantities.PlainRuns, spans: Sequence[tuple[int, int]]
+                  ) -> list[tuple[int, int, int]]:
+    """Runs of consecutive lines that the scanner would hand to `_read_file`'s `defer` and that it would keep
+    unparsed (first line, last line, where the line after them starts): lines holding a number of the pre-pass,
+    none of them risky to it, with no '|', no cell of a table, no caption (`quantities.caption_lines`) and no
+    numeric field (`quantities.numeric_field_lines`), not the first, found by C-speed searches and maps. A line
+    left out is read by the scanner, line by line, as before: the tests here need only be sufficient."""
+    starts = loaded.starts
+    count = len(starts)
+    held = bytearray(count + 1)  # byte n: line n holds a number of the pre-pass
+    deque(map(held.__setitem__, map(bisect_right, repeat(starts), prepass.offsets), repeat(1)), maxlen=0)
+    text = loaded.text
+
+    def drop(lines: Iterable[int]) -> None:
+        deque(map(held.__setitem__, lines, repeat(0)), maxlen=0)
+
+    held[1] = 0  # the first line: `caption_lines` leaves it out
+    drop(prepass.risky)
+    drop(quantities.caption_lines(text, starts))
+    drop(quantities.numeric_field_lines(text, starts))
+    at = text.find("|")
+    while at >= 0:  # a line holding a pipe
+        line = bisect_right(starts, at)
+        held[line] = 0
+        at = text.find("|", starts[line]) if line < count else -1
+    for start, end in spans:  # every line a table cell meets
+        drop(range(bisect_right(starts, start), bisect_right(starts, max(start, end - 1)) + 1))
+    blocks = []
+    for run in _HELD_RUN.finditer(held):
+        first, last = run.start(), run.end() - 1
+        blocks.append((first, last, starts[last] if last < count else len(text)))
+    return blocks
+
+
+_HELD_RUN = re.compile(rb"\x01+")
 
 
 @lru_cache(maxsize=4096)

@@ -271,19 +271,30 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _pipe_grids(text: str) -> list[_Grid]:
+    """Runs of pipe rows: only lines holding a '|' can be one (each found by `str.find`, at C speed); any other line
+    ends a grid, as does a pipe line of fewer than two cells, and a separator line is passed over."""
     grids: list[_Grid] = []
     current: _Grid | None = None
-    for pos, line in _lines(text):
-        if "|" in line and not _is_separator(line):
-            cells = quantities.split_table_row(line)
-            if len(cells) >= 2:
-                row = [(pos + s, pos + e) for s, e in cells]
-                if current is None:
-                    current = _Grid([], pos)
-                    grids.append(current)
-                current.rows.append(row)
-                continue
-        if "|" in line and _is_separator(line):
+    after = -1  # where the line after the last pipe line starts: a pipe line there goes on with its grid
+    at = text.find("|")
+    while at >= 0:
+        pos = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        line = text[pos:end]
+        at = text.find("|", end)
+        if pos != after:
+            current = None  # a line without a pipe came between
+        after = end + 1
+        if _is_separator(line):
+            continue
+        cells = quantities.split_table_row(line)
+        if len(cells) >= 2:
+            row = [(pos + s, pos + e) for s, e in cells]
+            if current is None:
+                current = _Grid([], pos)
+                grids.append(current)
+            current.rows.append(row)
             continue
         current = None
     return grids
@@ -417,12 +428,25 @@ _SPLIT_NUMBER_HEAD = re.compile(r"(?:^|[^\d,.])\d{1,3}$")
 _SPLIT_NUMBER_TAIL = re.compile(r"\d{3}(?:\.\d+)?")
 
 
+# A line `_csv_cells` may read as fields, found by one search of the text: a comma, and a quote (read by the field
+# reader) or else no '|', no ', ' (prose) and no thousands comma of prose ('volume 1,234,567': a field ending in one to
+# three digits after neither digit, comma nor point, or a first field of one to three digits, before a field of three
+# digits and decimals). Every other line gets no cells from `_csv_cells`.
+_CSV_LINE = re.compile(r'(?m)^(?=[^\n,]*,)(?:(?=[^\n]*")|(?![^\n]*(?:\||, |(?:^|[^\d,.\n])\d{1,3},\d{3}(?:\.\d+)?(?:,|\r*$))))'
+                       r'[^\n]*')
+
+
 def _csv_grids(text: str) -> list[_Grid]:
     if "," not in text:
         return []
     grids: list[_Grid] = []
     current: _Grid | None = None
-    for pos, line in _lines(text):
+    after = -1  # where the line after the last line found starts: a line found there goes on with its grid
+    for found in _CSV_LINE.finditer(text):
+        pos, line = found.start(), found.group()
+        if pos != after:
+            current = None  # a line without cells came between
+        after = found.end() + 1
         cells = _csv_cells(pos, line.rstrip("\r"))
         if cells is not None and (current is None or len(cells) == len(current.rows[0])):
             if current is None:

@@ -51,10 +51,11 @@ def test_the_bench_files_keep_most_words_as_bits_and_read_the_same_lines(tmp_pat
     store = FileStore(root)
     kept_bytes = array_bytes = bits = 0
     for source in bench[:6]:
-        fi = _index_file(store.load(source))
+        # read whole: since stop 27 the words of deferred lines (here every prose line) are found when asked, not kept
+        fi = _index_file(store.load(source), lazy=False)
         with monkeypatch.context() as m:
             _as_arrays(m)
-            before = _index_file(store.load(source))
+            before = _index_file(store.load(source), lazy=False)
         assert fi.line_words.keys() == before.line_words.keys()
         for word, lines in before.line_words.items():
             assert list(fi.lines_with(word)) == list(lines), word
@@ -89,10 +90,10 @@ def test_a_captured_run_ranks_and_verifies_as_with_arrays(tmp_path: Path, monkey
     sources = [Source.from_file(trace, str(p.relative_to(trace)), node="tools", kind="tool_call")
                for p in sorted(trace.rglob("*.txt")) if "Segment 7 revenue" in p.read_text(encoding="utf-8")]
     assert sources
-    index = SourceIndex.build(trace, sources, store=FileStore(trace))
+    index = _read_whole(trace, sources)
     with monkeypatch.context() as m:
         _as_arrays(m)
-        before = SourceIndex.build(trace, sources, store=FileStore(trace))
+        before = _read_whole(trace, sources)
     revenue, = content_words("revenue")
     for fi, arrays in zip(index.files, before.files):
         assert isinstance(fi.line_words[revenue], int)  # on every line but the last: bits
@@ -102,3 +103,10 @@ def test_a_captured_run_ranks_and_verifies_as_with_arrays(tmp_path: Path, monkey
     for words in (["revenue"], ["segment", "revenue", "fiscal"], ["backlog"], ["backlog", "revenue"], ["nothing"]):
         for limit in (3, 50):
             assert index.with_words(words, limit=limit) == before.with_words(words, limit=limit), words
+
+
+def _read_whole(trace: Path, sources: list[Source]) -> SourceIndex:
+    """An index of files read whole: since stop 27 the words of deferred lines are found when asked, not kept in
+    `line_words`, whose storage these tests measure."""
+    store = FileStore(trace)
+    return SourceIndex(trace, sources, [_index_file(store.load(source), lazy=False) for source in sources], store)
