@@ -150,6 +150,40 @@ PERIOD_WORDS: frozenset[str] = frozenset(
     monthly week weeks end beginning start prior previous last next current ago yearago year-ago sequential
     sequentially today date period periods full""".split())
 
+# Verbs of a figure that moved or was reached, in one table for every reader of them: one row per word form (a
+# regular expression over lower-case text) with the readers that take it. The readers, and what the verb tells each:
+#   base      '<verb> ... from' introduces the base a change is measured from ('rose 5% from $3.10'; BASE_BEFORE)
+#   moved_by  '<verb> $55.4 million or $1.01 per share' states an amount a figure moved by (verify.match._MOVED_BY)
+#   computed  the figure's own clause states a computed figure, a derivation cue (verify.derive._CUE_BEFORE)
+#   relative  the claim states a relative change of its figures (verify.derive._RELATIVE_CHANGE)
+#   actual    the figure happened, it is not one expected (FIGURE_QUALIFIERS['timing']['actual'])
+# A reader takes a verb only where the three evals were measured with it ('dropped' is no 'actual': it also drops
+# plans, one more clean RAGTruth response flagged); widen a reader by adding it to a row, then measure.
+_ALL_READERS = frozenset({"base", "moved_by", "computed", "relative", "actual"})
+MOVE_VERBS: tuple[tuple[str, frozenset[str]], ...] = (
+    (r"increased", _ALL_READERS), (r"decreased", _ALL_READERS), (r"rose", _ALL_READERS), (r"fell", _ALL_READERS),
+    (r"grew", _ALL_READERS), (r"declined", _ALL_READERS),
+    (r"increase", frozenset({"base", "computed"})), (r"decrease", frozenset({"base", "computed"})),
+    (r"decline", frozenset({"base", "computed"})),
+    (r"improved", frozenset({"base", "moved_by", "actual"})), (r"climbed", frozenset({"base", "moved_by", "actual"})),
+    (r"dropped", frozenset({"base", "moved_by", "relative"})), (r"gained", frozenset({"moved_by", "computed", "actual"})),
+    (r"jumped", frozenset({"moved_by", "relative", "actual"})), (r"grow(?:n|s|th)?", frozenset({"relative"})),
+    *((verb, frozenset({"actual"})) for verb in (
+        r"reported", r"came\s+in", r"totall?ed", r"generated", r"earned", r"posted", r"recorded", r"surged",
+        r"soared", r"escalated", r"expanded", r"slipped", r"advanced(?=\s+(?:by\s+)?(?:[$€£¥]?\d|$)|$)", r"slid",
+        r"plunged", r"tumbled", r"shr[au]nk", r"contracted", r"reached", r"achieved", r"realized", r"realised",
+        r"produced", r"amounted", r"accelerated", r"doubled", r"tripled", r"outpaced", r"spiked", r"skyrocketed",
+        r"rebounded", r"recovered", r"dipped", r"sank", r"went\s+up", r"went\s+down")),
+)
+
+
+def move_verbs(reader: str) -> tuple[str, ...]:
+    """The patterns of MOVE_VERBS that `reader` takes, in table order."""
+    if reader not in _ALL_READERS:
+        raise ValueError(f"unknown reader of MOVE_VERBS: {reader!r}; known: {sorted(_ALL_READERS)}")
+    return tuple(verb for verb, readers in MOVE_VERBS if reader in readers)
+
+
 # How prose marks a figure as the base a change is measured from, the earlier period's value ('up 40.6% from
 # last year's $2.40', 'compared to $1.2 billion a year ago'): words right before the figure and right after it.
 # A claim that states such a figure must name a comparison or an earlier period in its own clause (COMPARISON_WORDS).
@@ -160,7 +194,7 @@ COMPARED_FROM: tuple[str, ...] = (
     r"to\s+[$€£¥]?\d[\d.,]*%?(?:\s+(?:million|billion|thousand|percent))?\s+from",
 )
 BASE_BEFORE: tuple[str, ...] = (
-    r"\b(?:up|down|increased?|decreased?|rose|fell|grew|declined?|improved|climbed|dropped)\s+(?:[\w.%]+\s+){0,3}?from",
+    r"\b(?:up|down|" + "|".join(move_verbs("base")) + r")\s+(?:[\w.%]+\s+){0,3}?from",
     *(r"\b" + words for words in COMPARED_FROM), r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
     r"\ba\s+year\s+ago", r"\b(?:(?:prior|previous|last)[- ]year|year[- ]ago|(?:19|20)\d\d)\s+levels?\s+of",
 )
@@ -204,16 +238,8 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
         "expected": (r"(?<!than\s)expect(?:s|ed|ing)?", r"anticipat\w*", r"guid(?:ance|ed|ing)", r"outlook",
                      r"forecast\w*", r"project(?:s|ed|ing|ions?)", r"predict\w*"),
         # verbs in the past tense that say a figure was reached, whichever word a summary picks for it ('escalated
-        # by 20.9%', 'surged', 'slipped'), not only the ones a call used ('dropped' is left out: it also drops plans;
-        # 'advanced' counts only before its figure, not in 'Advanced Materials')
-        "actual": (r"reported", r"grew", r"rose", r"increased", r"decreased", r"declined", r"fell", r"improved",
-                   r"came\s+in", r"totall?ed", r"generated", r"earned", r"posted", r"recorded", r"climbed", r"jumped",
-                   r"surged", r"soared", r"escalated", r"expanded", r"gained", r"slipped",
-                   r"advanced(?=\s+(?:by\s+)?(?:[$€£¥]?\d|$)|$)",
-                   r"slid", r"plunged", r"tumbled", r"shr[au]nk", r"contracted", r"reached", r"achieved",
-                   r"realized", r"realised", r"produced", r"amounted", r"accelerated", r"doubled", r"tripled",
-                   r"outpaced", r"spiked", r"skyrocketed", r"rebounded", r"recovered", r"dipped", r"sank", r"went\s+up",
-                   r"went\s+down"),
+        # by 20.9%', 'surged', 'slipped'), not only the ones a call used (MOVE_VERBS)
+        "actual": move_verbs("actual"),
     },
     # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
     # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span

@@ -34,7 +34,7 @@ SMALL_OPERAND = 10
 # figure is a bound ('more than $200 million'), not a computation.
 _CUE_BEFORE = re.compile(
     r"[+=]|\b(?:totals?|totall?ing|totall?ed|sum|plus|minus|combined|altogether|difference|in all"
-    r"|increased?|decreased?|rose|fell|grew|gained|declined)\b", re.I)
+    r"|" + "|".join(vocabulary.move_verbs("computed")) + r")\b", re.I)
 _CUE_AFTER = re.compile(
     r"^[^;.,]{0,40}?\b(?:more|less|fewer|higher|lower|cheaper|costlier|greater|smaller|larger|bigger) than\b", re.I)
 
@@ -598,8 +598,8 @@ def _partly_named(text: str, score: dict[tuple, float], named: list[tuple]) -> l
 
 
 _RELATIVE_CHANGE = re.compile(
-    r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:grew|grow(?:n|s|th)?|rose"
-    r"|fell|declined|dropped|increased|decreased|jumped)\b")
+    r"(?i)\b(?:percent(?:age)?|%)\s+(?:change|increase|decrease|growth|rise|decline|drop)|\b(?:"
+    + "|".join(vocabulary.move_verbs("relative")) + r")\b")
 _PERIOD_TEXT = re.compile(r"(?i)(?:19|20)\d\d|\bF(?:Y\s?)?\d\d\b|\bQ[1-4]\b")
 # a footnote mark on one period's header ('August 31, 2018 (1)') makes no other series
 _FOOTNOTE_MARK = re.compile(r"\(\d{1,2}\)")

@@ -1499,7 +1499,7 @@ _MONTH_STEMS = frozenset(subject_stem(m) for m in vocabulary.MONTH_NAMES)
 # An amount a figure moved by ('net earnings ... increased $55.4 million or $1.01 per share'): the change verb right
 # before it, past a first amount it restates ('or'); 'increased 12% to $3.50' states the level reached, not a move
 _MOVED_BY = re.compile(
-    r"(?i)\b(?:increased|decreased|rose|fell|grew|declined|dropped|climbed|improved|gained|jumped)\s+(?:by\s+)?"
+    r"(?i)\b(?:" + "|".join(vocabulary.move_verbs("moved_by")) + r")\s+(?:by\s+)?"
     r"(?:(?:approximately|about|nearly|almost|roughly)\s+)?(?:[$€£¥]?\s?\d[\d,.]*" + _SCALE_WORD
     + r"(?:\s+per\s+(?:[a-z]+\s+)?share)?\s+or\s+)?[$€£¥]?\s?$")
 # 'earnings per share of $3.50': a figure named by '<metric> of' is the metric's level; 'a rise of $1.01' is a move
