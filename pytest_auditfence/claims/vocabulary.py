@@ -333,6 +333,16 @@ LABEL_AXES: dict[str, dict[str, tuple[str, ...]]] = {
     "origin": {"domestic": (r"domestic",), "foreign": (r"foreign(?!\s+(?:currency|exchange))", r"international")},
     # the ends of a price range ('Low | High' under a stock price table's quarter rows)
     "bound": {"low": (r"low(?:est)?",), "high": (r"high(?:est)?",)},
+    # the columns of a restatement or an adoption ('As reported | Adjustments | As adjusted'): the balance before,
+    # the effect, the balance after ('adjustment' after 'before the' or 'after the' names the balance, not the effect)
+    "restatement": {
+        "reported": (r"as\s+(?:previously\s+|originally\s+)?reported", r"(?:previously|originally)\s+reported",
+                     r"before\s+(?:the\s+)?(?:adjustments?|restatement)"),
+        "adjusted": (r"as\s+(?:adjusted|restated|revised)", r"restated",
+                     r"after\s+(?:the\s+)?(?:adjustments?|restatement)"),
+        "effect": (r"(?<!before\sthe\s)(?<!after\sthe\s)(?<!before\s)(?<!after\s)adjustments?",
+                   r"(?:effects?|impacts?)\s+of\s+(?:the\s+)?(?:change|adoption|restatement)"),
+    },
 }
 
 # The numbers below twenty written as words ('five stores', 'within twelve months'): the quantity parser's and the

@@ -17,7 +17,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -298,6 +298,7 @@ class ClaimSubject:
     sides: frozenset[tuple[str, str]] = frozenset()  # the sides of label axes it names (see `label_sides`)
     months: frozenset[int] = frozenset()  # the months it names by rank ('the second to third month': 2 and 3)
     calendar: frozenset[tuple[int, int]] = frozenset()  # the months of a year it names ('in August 2019': (2019, 8))
+    days: frozenset[tuple[int, int, int]] = frozenset()  # the days it names ('as of December 31, 2019')
 
 
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
@@ -320,7 +321,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         every_quarter(within_year(frozenset(periods), text), text), label_sides(text),
-                        ordinal_months(text), calendar_months(text))
+                        ordinal_months(text), calendar_months(text), dated_days(text))
 
 
 # a claim about each quarter of a year, not one of them ('for each quarter in 2018', 'the average quarterly low price
@@ -376,18 +377,40 @@ def calendar_month_apart(subject: ClaimSubject, file: int, label: CellLabel, ind
     """Is a cell looked up for a claim naming a month of a year ('issued in August 2019') in another row than that
     month's, in a column whose rows are months of years ('Jun-2018', 'Aug - 2019', 'Total')? Another month's cell is
     no evidence, nor is the 'Total' (a sum of months, never one month). A column whose rows name no month is left to
-    the claim's other words (a balance row 'Balance at August 31, 2019' is a date, not a month row)."""
-    if not subject.calendar or label.months & subject.calendar:
+    the claim's other words (a balance row 'Balance at August 31, 2019' is a date, not a month row). The same holds
+    across: a cell of another column than the claim's month's, in a row whose columns are months of years ('Aug 2019
+    | Sep 2019 | Total')."""
+    if not subject.calendar:
         return False
-    return bool(subject.calendar & _month_rows(file, index).get((label.caption, label.columns), frozenset()))
+    if not label.months & subject.calendar \
+            and subject.calendar & _month_rows(file, index).get((label.caption, label.columns), frozenset()):
+        return True
+    return not _column_months(label) & subject.calendar \
+        and bool(subject.calendar & _month_columns(file, index).get(_row_of(label), frozenset()))
+
+
+def _months_alone(text: str) -> bool:
+    """Does a label name months of years and no other word ('Aug - 2019', 'Aug 2007 - Jan 2011')?"""
+    return not re.search(r"[^\W\d_]", CALENDAR_MONTH.sub(" ", text))
 
 
 def _month_rows(file: int, index: SourceIndex) -> dict[tuple[str, tuple[str, ...]], frozenset[tuple[int, int]]]:
     """The months of years that rows labelled by months alone ('Aug - 2019', 'Aug 2007 - Jan 2011', no other word)
     name, by column of a source (asked once per source)."""
     return _gathered(index, file, "month rows of columns", lambda label: (label.caption, label.columns),
-                     lambda label: label.months if label.months
-                     and not re.search(r"[^\W\d_]", CALENDAR_MONTH.sub(" ", label.row)) else ())
+                     lambda label: label.months if label.months and _months_alone(label.row) else ())
+
+
+def _column_months(label: CellLabel) -> frozenset[tuple[int, int]]:
+    """The months of years a cell's column headers name ('Aug 2019')."""
+    return calendar_months(label.column_text)
+
+
+def _month_columns(file: int, index: SourceIndex) -> dict[tuple[str, str, str], frozenset[tuple[int, int]]]:
+    """The months of years that columns headed by months alone ('Aug 2019 | Sep 2019 | Total': not 'Three months
+    ended September 30, 2019', a quarter) name, by row of a source (asked once per source)."""
+    return _gathered(index, file, "month columns of rows", _row_of,
+                     lambda label: _column_months(label) if label.columns and _months_alone(label.columns[-1]) else ())
 
 
 def _gathered(index: SourceIndex, file: int, name: str, group: Callable[[CellLabel], tuple],
@@ -503,11 +526,23 @@ def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
     return bool(subject.periods and label.periods and not subject.periods & label.periods)
 
 
+def day_apart(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is a cell dated by its row or column on another day of a year than every day of that year the claim names
+    ('Nonvested at January 1, 2017' for a claim about the shares nonvested at December 31, 2017; a column 'January
+    1, 2019' of an adoption table for a claim as of December 31, 2019)? Its year is the claim's, its balance is not.
+    A cell dated by no day, or by a day of a year the claim names no day of, is left to its period."""
+    if not subject.days:
+        return False
+    own = dated_days(f"{label.row} | {label.column_text}")
+    return any((claimed := {d for d in subject.days if d[0] == year}) and not claimed & own
+               for year in {d[0] for d in own})
+
+
 def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     """May this table cell back a claim about `subject`? Its period must be one the claim names (when both
     name one), its row (or, for a row without words, its column) must name the claim's subject (a stem in
     common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
-    if other_period(subject, label):
+    if other_period(subject, label) or day_apart(subject, label):
         return False
     if sides_apart(subject.sides, cell_sides(label)):
         return False  # 'within one year' backs no claim about 'after more than one year', 'basic' none of 'diluted'
@@ -669,12 +704,22 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
         theirs = _shared(subject, other)
         if theirs > shared or sided:
             return True
+        if theirs == shared and _balance_of_another_day(subject, label, other):
+            return True
         # two rows under one section row ('Interest income' and 'Interest expense' under 'Other income (expense)')
         # share its words alike: the tie is broken by the words of their own labels
         if theirs == shared and (other.section, other.caption) == (label.section, label.caption) and label.section \
                 and _shared(subject, replace(other, section="")) > _shared(subject, replace(label, section="")):
             return True
     return False
+
+
+def _balance_of_another_day(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:
+    """Is the cell's row a balance dated by a day the claim does not name ('Nonvested at January 1, 2017'), where
+    the claim names every word of an undated row ('Granted') as well? Then the claim is about that row's flow ('the
+    nonvested shares granted in 2017'), not the balance the flow starts from."""
+    own = dated_days(label.row)
+    return bool(own) and not own & subject.days and not dated_days(other.row) and row_named(subject, other)
 
 
 def _sided_better(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:

@@ -13,6 +13,7 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from pytest_auditfence.claims import quantities, vocabulary
 
@@ -109,6 +110,22 @@ def calendar_months(text: str) -> frozenset[tuple[int, int]]:
     'Aug 2007 - Jan 2011' (2007, 8) and (2011, 1); none in 'as of December 31, 2019'."""
     return frozenset((int(m.group(2)), _MONTH_NAMES.index(m.group(1)[:3].lower()) + 1)
                      for m in CALENDAR_MONTH.finditer(text))
+
+
+# a day of a month of a year ('December 31, 2019', 'Dec. 31, 2019', '30 June 2019'): a balance's date
+_MONTH_WORD = (r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+               r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+DATED_DAY = re.compile(r"(?i)\b(?:" + _MONTH_WORD + r"[ \t]+(\d{1,2})(?:st|nd|rd|th)?,?|(\d{1,2})(?:st|nd|rd|th)?[ \t]+"
+                       + _MONTH_WORD.replace("(", "(?P<m2>", 1) + r",?)[ \t]+((?:19|20)\d\d)\b")
+
+
+@lru_cache(maxsize=8192)
+def dated_days(text: str) -> frozenset[tuple[int, int, int]]:
+    """The days a text names by month, day and year, as (year, month, day): 'as of December 31, 2019' (2019, 12,
+    31), 'Nonvested at Jan. 1, 2017' (2017, 1, 1), 'Year-ended 31 March 2019' (2019, 3, 31)."""
+    text = _SPACED_YEAR.sub(lambda m: m.group().replace(" ", ""), text)  # a PDF's letter-spaced '2 0 1 8'
+    return frozenset((int(m.group(5)), _MONTH_NAMES.index((m.group(1) or m.group("m2"))[:3].lower()) + 1,
+                      int(m.group(2) or m.group(3))) for m in DATED_DAY.finditer(text))
 
 
 def periods_in(text: str) -> frozenset[Period]:
@@ -853,7 +870,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             column_of.append(from_right if grid.right_aligned else k)
         if section and _closes_section(label, section):
             section = ""
-    return _percent_columns(text, _section_totals(text, _roll_forward(cells), column_of), column_of)
+    cells = _paired_columns(_roll_forward(cells), column_of, grid.right_aligned)
+    return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
 
 
 # a balance row's date in words ('Nonvested at January 1, 2018', 'Balance as of December 31, 2019')
@@ -1013,6 +1031,31 @@ TOTAL_ROW = re.compile(r"(?i)^\W*total\b")
 def _cell_value(text: str, cell: Cell) -> float | None:
     found = quantities.parse_quantities(text[cell.start:cell.end], years=False, cell=True)
     return found[0].value if len(found) == 1 else None
+
+
+def _paired_columns(cells: list[Cell], column_of: list[int], right_aligned: bool) -> list[Cell]:
+    """Columns of one header without a period repeated after each period's column ('2019 | % of total | 2018 | %
+    of total') are each that period's: the share beside an amount is of the amount's year. Without it '3.7%' of
+    2018 backs a claim about 2019. Only where the header repeats after two periods' columns or more, each of its
+    own period, and the column to its left is a period's (a lone 'Change' after '2019 | 2018' compares both)."""
+    headers: dict[int, set[tuple[str, ...]]] = {}
+    for cell, key in zip(cells, column_of, strict=True):
+        headers.setdefault(key, set()).add(cell.label.columns)
+    step = 1 if right_aligned else -1  # page text counts its columns from the right
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for key, found in headers.items():
+        if len(found) == 1 and (columns := next(iter(found))) and not column_periods(columns):
+            groups.setdefault(columns, []).append(key)
+    periods: dict[int, frozenset[Period]] = {}
+    for keys in groups.values():
+        left = [headers.get(key + step, set()) for key in keys]
+        dated = [column_periods(next(iter(found))) if len(found) == 1 else frozenset() for found in left]
+        if len(keys) >= 2 and all(dated) and len(set(dated)) == len(dated):
+            periods.update(zip(keys, dated, strict=True))
+    if not periods:
+        return cells
+    return [replace(cell, label=replace(cell.label, periods=periods[key]))
+            if key in periods and not cell.label.periods else cell for cell, key in zip(cells, column_of, strict=True)]
 
 
 def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
