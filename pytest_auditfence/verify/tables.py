@@ -119,13 +119,35 @@ DATED_DAY = re.compile(r"(?i)\b(?:" + _MONTH_WORD + r"[ \t]+(\d{1,2})(?:st|nd|rd
                        + _MONTH_WORD.replace("(", "(?P<m2>", 1) + r",?)[ \t]+((?:19|20)\d\d)\b")
 
 
+# a day named by month and day alone ('June 30', '30 June'), and a list of them whose year is written once, after the
+# last ('June 30 and December 31, 2019', 'January 26, April 27 and July 27, 2019', '30 June to 31 December 2019')
+_DAY_OF_MONTH = re.compile(r"(?i)\b(?:" + _MONTH_WORD + r"[ \t]+(\d{1,2})(?:st|nd|rd|th)?\b|(\d{1,2})(?:st|nd|rd|th)?[ \t]+"
+                           + _MONTH_WORD.replace("(", "(?P<m2>", 1) + r"(?![\w-]))")
+_ANY_MONTH = _MONTH_WORD.replace("(", "(?:", 1)
+_DAYS_BEFORE_YEAR = re.compile(
+    r"(?i)\b(?:(?:" + _ANY_MONTH + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?[ \t]+" + _ANY_MONTH + r")"
+    r"(?:,?[ \t]+(?:and|or|to|through|until|&)[ \t]+|,[ \t]*|[ \t]*[-\u2013][ \t]*))+(?=(?:" + _ANY_MONTH
+    + r"[ \t]+\d{1,2}(?:st|nd|rd|th)?,?|\d{1,2}(?:st|nd|rd|th)?[ \t]+" + _ANY_MONTH + r",?)[ \t]+(?:19|20)\d\d\b)")
+
+
+def _day_of(m: re.Match[str], year: int) -> tuple[int, int, int]:
+    """(year, month, day) of a match of DATED_DAY or _DAY_OF_MONTH (their groups 1 to 3 and 'm2' alike)."""
+    return year, _MONTH_NAMES.index((m.group(1) or m.group("m2"))[:3].lower()) + 1, int(m.group(2) or m.group(3))
+
+
 @lru_cache(maxsize=8192)
 def dated_days(text: str) -> frozenset[tuple[int, int, int]]:
     """The days a text names by month, day and year, as (year, month, day): 'as of December 31, 2019' (2019, 12,
-    31), 'Nonvested at Jan. 1, 2017' (2017, 1, 1), 'Year-ended 31 March 2019' (2019, 3, 31)."""
+    31), 'Nonvested at Jan. 1, 2017' (2017, 1, 1), 'Year-ended 31 March 2019' (2019, 3, 31). A list of days whose year
+    is written once, after the last ('at June 30 and December 31, 2019'), names each of its days in that year: the
+    claim is about both balances, not only the one its year is written beside."""
     text = _SPACED_YEAR.sub(lambda m: m.group().replace(" ", ""), text)  # a PDF's letter-spaced '2 0 1 8'
-    return frozenset((int(m.group(5)), _MONTH_NAMES.index((m.group(1) or m.group("m2"))[:3].lower()) + 1,
-                      int(m.group(2) or m.group(3))) for m in DATED_DAY.finditer(text))
+    days = {_day_of(m, int(m.group(5))) for m in DATED_DAY.finditer(text)}
+    for listed in _DAYS_BEFORE_YEAR.finditer(text):
+        year = DATED_DAY.match(text, listed.end())
+        if year is not None:
+            days.update(_day_of(m, int(year.group(5))) for m in _DAY_OF_MONTH.finditer(listed.group()))
+    return frozenset(days)
 
 
 def periods_in(text: str) -> frozenset[Period]:
