@@ -190,20 +190,24 @@ def move_verbs(reader: str) -> tuple[str, ...]:
 # The words that introduce the base figure itself, in one place ('up from $4.8 billion', 'compared with', 'versus',
 # 'against', '$5.52 from $4.10').
 COMPARED_FROM: tuple[str, ...] = (
-    r"(?:up|down)\s+from", r"compared\s+(?:to|with)", r"versus", r"vs\.?", r"against",
+    r"(?:up|down)\s+from", r"compared\s+(?:to|with)", r"compares\s+(?:to|with)", r"versus", r"vs\.?", r"against",
     r"to\s+[$€£¥]?\d[\d.,]*%?(?:\s+(?:million|billion|thousand|percent))?\s+from",
 )
 BASE_BEFORE: tuple[str, ...] = (
     r"\b(?:up|down|" + "|".join(move_verbs("base")) + r")\s+(?:[\w.%]+\s+){0,3}?from",
-    *(r"\b" + words for words in COMPARED_FROM), r"\b(?:last|prior|previous)[- ](?:year|quarter|period)'?s?",
+    *(r"\b" + words for words in COMPARED_FROM), r"\b(?:last|prior|previous|preceding|linked)[- ](?:year|quarter|period)'?s?",
     r"\ba\s+year\s+ago", r"\b(?:(?:prior|previous|last)[- ]year|year[- ]ago|(?:19|20)\d\d)\s+levels?\s+of",
 )
 BASE_AFTER: tuple[str, ...] = (
-    r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:prior|previous|last|year[- ]ago|same)[- ](?:year|quarter|period)",
+    r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:prior|previous|preceding|linked|last|year[- ]ago|same)[- ](?:year|quarter|period)",
     r"(?:a|one)\s+year\s+(?:ago|earlier)", r"last\s+(?:year|quarter)",
+    # a quarter of the year before ('$106.6 million in Q2 of last year', 'in the second quarter of the prior year')
+    r"(?:(?:in|for|during)\s+)?(?:the\s+)?(?:(?:first|second|third|fourth)[-\s]quarter|q[1-4])\s+of\s+(?:the\s+)?"
+    r"(?:last|prior|previous|preceding)[-\s]year",
 )
 COMPARISON_WORDS = frozenset(
-    "from versus vs compared compare comparing comparison prior previous last ago earlier before year-ago against"
+    "from versus vs compared compare compares comparing comparison prior previous preceding linked last ago earlier before"
+    " year-ago against"
     .split())
 
 # Words that say a figure moved ('an increase of 207%', 'gross profit increasing 1%'), never what it measures.
@@ -240,6 +244,15 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
         # verbs in the past tense that say a figure was reached, whichever word a summary picks for it ('escalated
         # by 20.9%', 'surged', 'slipped'), not only the ones a call used (MOVE_VERBS)
         "actual": move_verbs("actual"),
+    },
+    # the period a change is measured against: the quarter before ('up 3% sequentially', 'than the linked quarter') or
+    # the same period a year before ('up 10% year over year', 'than the year-ago quarter'); 'up 28% year-over-year and
+    # 20% compared to 2019' are two changes of one metric, and a quarter's growth on the one is no evidence on the other
+    "comparison": {
+        "sequential": (r"sequential(?:ly)?", r"quarter[-\s]over[-\s]quarter", r"q/q", r"qoq",
+                       r"(?:prior|previous|preceding|linked|last)[-\s]quarter(?:'s)?"),
+        "year-over-year": (r"year[-\s]over[-\s]year", r"y/y", r"yoy", r"year[-\s]ago", r"(?:a|one)\s+year\s+(?:ago|earlier)",
+                           r"(?:prior|previous|preceding|last)[-\s]year(?:'s)?", r"same\s+(?:quarter|period)\s+(?:of\s+)?last\s+year"),
     },
     # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
     # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span

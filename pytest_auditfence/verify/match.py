@@ -1231,6 +1231,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 continue
             # a comparison base and a per-share amount are other figures whatever the claim's metric
             if window is not None and (base_apart(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters)
+                                       or later_apart(claim, q, loaded, m.offset, end, dated=bool(own))
                                        or per_share_apart(figure, loaded, m.offset, end)
                                        or change_apart(claim, q, loaded.text, m.offset)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
@@ -1343,6 +1344,7 @@ def base_year_apart(claimed: str, a: int, b: int, source: str, start: int, end: 
 
 _QUALIFIERS = {axis: [(name, re.compile(r"\b(?:" + "|".join(patterns) + r")\b")) for name, patterns in values.items()]
                for axis, values in vocabulary.FIGURE_QUALIFIERS.items()}
+_QUALIFIERS_BY_NAME = {name: pattern for rows in _QUALIFIERS.values() for name, pattern in rows}
 _FIGURE_TOKEN = re.compile(r"[$€£¥]?\d[\d,.]*")
 _PART_STOP = re.compile(r"[,;:!?](?=\s)|\.(?=\s|$)")
 _JOINER = re.compile(r"(?i)\b(?:and|or|while|whereas|but|versus|vs|compared\s+(?:to|with))\b")
@@ -1359,12 +1361,14 @@ def _named_qualifiers(text: str) -> dict[str, frozenset[str]]:
     return {axis: names for axis, names in named.items() if names}
 
 
-def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int) -> dict[str, frozenset[str]]:
+def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int, *, claimed: bool = False
+                      ) -> dict[str, frozenset[str]]:
     """The qualifiers (vocabulary.FIGURE_QUALIFIERS) of the figure at [start, end) in the sentence [lo, hi) of
     `text`, axis by axis from the nearest words that name one: right after it (to the next figure or clause stop,
     past the other end of a range: '4.8% to 6.6% on a constant-currency basis'), before it back to the previous
     figure, back to its clause's start, then the sentence's leading clause ('Excluding these items, diluted
-    earnings per share of $3.50')."""
+    earnings per share of $3.50'). A `claimed` figure's change from a named year is from that year alone (see
+    `_against_year`)."""
     region = text[end:hi]
     stop = _PART_STOP.search(region)
     cut = stop.start() if stop else len(region)
@@ -1391,10 +1395,54 @@ def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int) -> dict
         earlier = [m.end() for m in _PART_STOP.finditer(text, lo, stops[-1] - 1)]
         tiers.append(text[earlier[-1] if earlier else lo:stops[-1]])
     found: dict[str, frozenset[str]] = {}
+    against = _against_year(text, start, end, lo, hi, claimed=claimed)
+    if against:
+        found["comparison"] = against
     for tier in tiers:
         for axis, names in _named_qualifiers(tier).items():
             found.setdefault(axis, names)
     return found
+
+
+def _against_year(text: str, start: int, end: int, lo: int, hi: int, *, claimed: bool) -> frozenset[str]:
+    """The comparison qualifier of a change measured from what the words right after it name. A named year ('up 20%
+    compared to 2019', '16.3% from 2019 levels'): that year; for a source figure also the year-over-year comparison
+    (the year may be the one before the call's) unless its sentence [lo, hi) tells the two apart, by a change of
+    another figure stated year over year ('up 28% year-over-year and 20% compared to 2019') or by a later year than
+    the one after the base ('in 2021 ... 16.3% from 2019'); a claim that names the year says which base it means. A
+    quarter named without a year ('60 basis points from the first quarter', 'higher than Q2'): that quarter, which is
+    the quarter before or another, never the year-ago one. Otherwise what the comparison's words name ('versus the
+    prior-year quarter', 'compared to the linked quarter'): a comparison that follows a figure is the figure's own,
+    not the next figure's. Empty when no comparison follows the figure."""
+    limit = min(hi, end + 60)
+    base = _BASE_YEAR.match(text, end, limit)
+    if base is not None:
+        year = int(base.group(1))
+        named = frozenset({f"against {year}"})
+        if claimed:
+            return named
+        rest = text[lo:start] + " " + text[base.end():hi]
+        if _QUALIFIERS_BY_NAME["year-over-year"].search(rest.lower()) or any(int(y) > year + 1 for y in _YEAR.findall(rest)):
+            return named
+        return named | {"year-over-year"}
+    quarter = _BASE_QUARTER.match(text, end, limit)
+    if quarter is not None:
+        return frozenset({f"against Q{_QUARTER_NUMBER.get((quarter.group(1) or '').lower(), quarter.group(2))}", "sequential"})
+    phrase = _COMPARED_AFTER.match(text, end, limit)
+    if phrase is None:
+        return frozenset()
+    words = _PART_STOP.split(text[phrase.end():limit], maxsplit=1)[0]
+    figure = _FIGURE_TOKEN.search(words)
+    return _named_qualifiers(words[:figure.start()] if figure else words).get("comparison", frozenset())
+
+
+# a comparison right after a figure ('up 3% versus the prior-year quarter', '60 basis points higher than Q2')
+_COMPARED = r"\s*(?:,\s*)?(?:[a-z]+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with)|than|against)\s+"
+_COMPARED_AFTER = re.compile(r"(?i)" + _COMPARED)
+_BASE_QUARTER = re.compile(
+    r"(?i)" + _COMPARED + r"(?:the\s+)?(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b"
+    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:fiscal\s+|calendar\s+|the\s+)?(?:19|20)\d\d|'\d\d|(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
+_QUARTER_NUMBER = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
 
 
 def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[str]]:
@@ -1403,7 +1451,8 @@ def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[st
     if not 0 <= at <= end <= len(text):
         return {}
     after = _SENTENCE_BREAK.search(text, end)
-    return figure_qualifiers(text, at, end, _sentence_start(text, at), after.start() if after else len(text))
+    return figure_qualifiers(text, at, end, _sentence_start(text, at), after.start() if after else len(text),
+                             claimed=True)
 
 
 def _source_qualifiers(loaded: LoadedFile, start: int, end: int) -> dict[str, frozenset[str]]:
@@ -1579,11 +1628,42 @@ def base_apart(
         return False
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
     named = loaded.text[end:after.start() if after else end + 80]
-    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's
-    return bool(_YEAR.search(named)) or not quarters & _quarters(named)
+    # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's, and so is '$0.86 per diluted share in
+    # last year's Q2' or 'in Q2 of last year': the claim's quarter of this year is not named there
+    return bool(_YEAR.search(named) or _YEAR_BEFORE.search(named)) or not quarters & _quarters(named)
+
+
+# words that place a quarter in the year before ('last year's Q2', 'Q2 of the prior year', 'the year-ago quarter')
+_YEAR_BEFORE = re.compile(r"(?i)\b(?:last|prior|previous|preceding)[-\s]year\b|\byear[-\s]ago\b|\ba\s+year\s+(?:ago|earlier)\b")
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+_MEASURED_FROM = frozenset({"from", "over", "than", "since", "versus", "vs", "against", "compared"})
+
+
+def later_apart(claim: ClaimRecord, q: Quantity, loaded: LoadedFile, start: int, end: int, *, dated: bool) -> bool:
+    """Is the claimed figure an earlier period's by the words right after it ('$512 million in the linked quarter',
+    '$0.86 in last year's Q2', '$83.4 million in Q2 of last year'; vocabulary.BASE_AFTER) and the source figure the
+    later one, no base itself beside a base its sentence states ('net interest income was $512 million in the second
+    quarter, compared with $488 million in the linked quarter')? The reverse of `base_apart`: a comparison's two
+    figures exchanged. A source figure stated for the period the claim names (`dated`) is left alone, and so is one
+    whose sentence states no base: it may be any period's."""
+    at = q.end - claim.start
+    if dated or not 0 <= at <= len(claim.claim):
+        return False
+    after = claim.claim[at:]
+    unit = _UNIT_WORD.match(after)
+    if unit.group().strip().lower() in _MEASURED_FROM or _BASE_AFTER.match(after, unit.end()) is None \
+            or comparison_base(loaded, start, end):
+        return False  # '17% from a year ago' is a change measured from then, not then's figure
+    a, b = loaded.line_span(loaded.line_of(start))
+    text = loaded.text
+    stop = _SENTENCE_BREAK.search(text, end, b)
+    return any(not _YEAR.fullmatch(m.group().rstrip(".,")) and comparison_base(loaded, m.start(), m.end())
+               for m in _FIGURE_TOKEN.finditer(text, max(a, _sentence_start(text, start)), stop.start() if stop else b)
+               if m.start() != start)
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"
