@@ -5,7 +5,9 @@ Also prints a no-op callback handler's ratio (LangChain's floor for any callback
 own in-memory tracer (`RunCollectorCallbackHandler`, the machinery under the LangSmith tracer) as a side
 (targets: run <= 1.03x the no-op handler and <= 0.7x the tracer), and the cost of finalize() (redaction,
 serialisation and file writes happen there, not during the run; target <= 1.5x the bare run).
-Usage: .venv/bin/python bench/capture_overhead.py [--nodes 50] [--repeats 48] [--mode invoke|ainvoke]
+Usage: .venv/bin/python bench/capture_overhead.py [--nodes 50] [--repeats 48] [--mode invoke|ainvoke] [--clock wall|cpu]
+`--clock cpu` times each side by this process's CPU time (time.process_time) instead of wall time: on a machine
+shared with other work, the time other processes take the cores from this one is then left out of every side.
 """
 
 from __future__ import annotations
@@ -72,7 +74,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=48, help="rounds of all four sides (24 orders rotate)")
     parser.add_argument("--mode", choices=("invoke", "ainvoke"), default="invoke",
                         help="ainvoke: the same graph run on an event loop (callbacks run inline there too)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="cpu: time.process_time (other processes' load left out), wall: time.perf_counter")
     args = parser.parse_args()
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     app = build(args.nodes)
     inputs = {"messages": [HumanMessage(content="Analyze AAPL")]}
     if args.mode == "ainvoke":
@@ -101,34 +106,34 @@ def main() -> None:
                 # finalize() is collected during the next run and the ratios come out wrong.
                 if side == "plain":
                     gc.collect()
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     run()
-                    plain.append(time.perf_counter() - t0)
+                    plain.append(clock() - t0)
                 elif side == "noop":
                     gc.collect()
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     run({"callbacks": [NoopHandler()]})
-                    noop.append(time.perf_counter() - t0)
+                    noop.append(clock() - t0)
                 elif side == "tracer":
                     collector = RunCollectorCallbackHandler()  # keeps every run in memory, as LangSmith's does
                     gc.collect()
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     run({"callbacks": [collector]})
-                    tracer.append(time.perf_counter() - t0)
+                    tracer.append(clock() - t0)
                 else:
                     snap = Snapshot(Path(tmp) / f"run{i}")
                     gc.collect()
-                    t0 = time.perf_counter()
+                    t0 = clock()
                     run(snap.config())
-                    t1 = time.perf_counter()
+                    t1 = clock()
                     snap.finalize()
-                    t2 = time.perf_counter()
+                    t2 = clock()
                     captured.append(t1 - t0)
                     finalized.append(t2 - t0)
                     finalize_only.append(t2 - t1)
     base = statistics.median(plain)
     paired = statistics.median(c / p for c, p in zip(captured, plain, strict=True))
-    print(f"nodes={args.nodes} repeats={args.repeats} mode={args.mode}")
+    print(f"nodes={args.nodes} repeats={args.repeats} mode={args.mode} clock={args.clock}")
     print(f"no capture:             median {base * 1000:8.2f} ms")
     print(f"no-op handler:          median {statistics.median(noop) * 1000:8.2f} ms")
     print(f"capture (run):          median {statistics.median(captured) * 1000:8.2f} ms")

@@ -43,6 +43,13 @@ MIN_SHARED_CHARS = 160
 _LONG_RUN = 16
 # Earlier places remembered per distinct line (the most recent ones): the longest run among them wins.
 _CANDIDATES = 4
+# Lines are remembered one by one (a dict of lines: a dict probe and a tuple per line) until references hold
+# this many lines and each stretch the references would be cut into stands for _LINES_PER_STRETCH lines or more
+# on average; then as stretches (LineSharer). A chain of nodes each adding a message to the state is cut into a
+# stretch per earlier message (two lines), and each stretch costs more than its lines did one by one: the
+# 50-node bench's 2,768 lines in references made 1,415 stretches, a looping agent's 20 rounds 148,566 lines 707.
+_LINE_BY_LINE = 1_000
+_LINES_PER_STRETCH = 16
 
 
 def _reference_line(start: int, end: int, path: str, indent: int) -> str:
@@ -61,6 +68,9 @@ class LineSharer:
     # lines, with `shift` more spaces in front of each non-empty one (a reference is followed down to the
     # file whose own lines it repeats when it is remembered). Own lines are remembered by themselves
     # (`_places`); a line's other places are where a later stretch repeats one of them.
+    # While the references are few or cut into short stretches (`_LINE_BY_LINE`), the lines of a reference
+    # are remembered one by one instead (`_referenced_places`: their latest places) and each file's references
+    # are kept as records; once past, the stretches are built from the records and those places dropped.
 
     def __init__(self) -> None:
         self.lines: dict[str, list[str]] = {}
@@ -77,29 +87,59 @@ class LineSharer:
         # per file number: {start of a stretch of its own lines: the later stretches repeating lines of it,
         # (file number, start, where they start here, length, shift) in the order they were stored}
         self._copies: list[dict[int, list[tuple[int, int, int, int, int]]]] = []
+        # Until the stretches are built (None after): stripped text -> its latest places inside references, in
+        # order; per file its references; how many lines they hold; about how many stretches each file makes.
+        self._referenced_places: dict[str, list[tuple[int, int, int]]] | None = {}
+        self._records: list[Sequence[tuple[int, str, int, int, int]]] = []
+        self._referenced = 0
+        self._cut: list[float] = []
 
-    def _remember(self, path: str, lines: list[str], runs: Iterable[tuple[int, str, int, int, int]] = ()) -> None:
+    def _remember(self, path: str, lines: list[str], runs: Sequence[tuple[int, str, int, int, int]] = ()) -> None:
         """Remember the lines of `path`, which has just been stored; `runs` are its references in file order,
         (i, target, j, length, shift): lines[i:i + length] are the target's from line j, shifted."""
         number = len(self._paths)
         self._paths.append(path)
         self._numbers[path] = number
-        places = self._places
+        self._own_lines(number, lines, runs)
+        index = self._referenced_places
+        if index is None:
+            self._stretch(number, len(lines), runs)
+            return
+        self._records.append(runs)
+        self._referenced += sum(run[3] for run in runs)
+        self._cut.append(self._stretches_of(len(lines), runs))
+        if self._referenced > _LINE_BY_LINE and self._referenced >= _LINES_PER_STRETCH * sum(self._cut):
+            self._referenced_places = None
+            for earlier, their_runs in enumerate(self._records):
+                self._stretch(earlier, len(self.lines[self._paths[earlier]]), their_runs)
+            self._records, self._cut = [], []
+            return
+        _note(index, number, lines, ((i, i + length) for i, _, _, length, _ in runs), 2 * _CANDIDATES)
+
+    def _own_lines(self, number: int, lines: list[str], runs: Sequence[tuple[int, str, int, int, int]]) -> None:
+        """Remember each line of file `number` outside its references in `_places`."""
+        ends = (i for i, _, _, _, _ in (*runs, (len(lines), "", 0, 0, 0)))
+        starts = (0, *(i + length for i, _, _, length, _ in runs))
+        _note(self._places, number, lines, zip(starts, ends), 0)
+
+    def _stretches_of(self, size: int, runs: Sequence[tuple[int, str, int, int, int]]) -> float:
+        """About how many stretches a file of `size` lines would be cut into: one per part of its own lines, and
+        for a reference the stretches of its target in proportion to the lines it repeats (at least one)."""
+        cut, position = 0.0, 0
+        for i, target, _, length, _ in runs:
+            number = self._numbers[target]
+            cut += (position < i) + max(1.0, self._cut[number] * length / len(self.lines[target]))
+            position = i + length
+        return cut + (position < size)
+
+    def _stretch(self, number: int, count: int, runs: Sequence[tuple[int, str, int, int, int]]) -> None:
+        """Cut file `number` (of `count` lines) into stretches and note, in each earlier file's `_copies`, the
+        stretches that repeat its own lines."""
         starts: list[int] = []
         stretches: list[tuple[int, int, int, int]] = []
         position = 0
-        for i, target, j, length, shift in (*runs, (len(lines), path, 0, 0, 0)):
+        for i, target, j, length, shift in (*runs, (count, "", 0, 0, 0)):
             if position < i:
-                for at in range(position, i):
-                    line = lines[at]
-                    stripped = line.lstrip(" ")
-                    if not stripped:
-                        continue
-                    known = places.get(stripped)
-                    if known is None:
-                        places[stripped] = [(number, at, len(line) - len(stripped))]
-                    else:
-                        known.append((number, at, len(line) - len(stripped)))
                 starts.append(position)
                 stretches.append((i - position, number, position, 0))
             if length:
@@ -134,7 +174,13 @@ class LineSharer:
 
     def _candidates(self, stripped: str) -> list[tuple[str, int, int]]:
         """The latest places of `stripped`, at most _CANDIDATES, oldest first."""
+        paths = self._paths
         own = self._places.get(stripped)
+        if self._referenced_places is not None:  # places in order: the latest of both lists are the latest
+            referenced = self._referenced_places.get(stripped)
+            found = sorted([*own[-_CANDIDATES:], *referenced[-_CANDIDATES:]]) if own and referenced \
+                else own or referenced or ()
+            return [(paths[number], at, indent) for number, at, indent in found[-_CANDIDATES:]]
         if not own:
             return []
         # Every place is an own place or later than one: none is older than the oldest own place, and
@@ -144,7 +190,6 @@ class LineSharer:
             found = self._latest_files(own, oldest)
         else:
             found = self._each_place(own)
-        paths = self._paths
         return [(paths[number], at, indent) for number, at, indent in found[-_CANDIDATES:]]
 
     def _each_place(self, own: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
@@ -262,6 +307,26 @@ class LineSharer:
             if chars > best_chars:
                 best, best_chars = (target, j, shift, k), chars
         return best
+
+
+def _note(places: dict[str, list[tuple[int, int, int]]], number: int, lines: list[str],
+          ranges: Iterable[tuple[int, int]], keep: int) -> None:
+    """Append the place (file `number`, position, indent) of each non-empty line of lines[start:stop], for each
+    (start, stop) of `ranges`, to its stripped text's list in `places`; `keep` > 0: a list longer than `keep`
+    is cut to its latest _CANDIDATES."""
+    for start, stop in ranges:
+        for at in range(start, stop):
+            line = lines[at]
+            stripped = line.lstrip(" ")
+            if not stripped:
+                continue
+            known = places.get(stripped)
+            if known is None:
+                places[stripped] = [(number, at, len(line) - len(stripped))]
+            else:
+                known.append((number, at, len(line) - len(stripped)))
+                if keep and len(known) > keep:
+                    del known[:-_CANDIDATES]
 
 
 def _common_run(mine: str, ends: Sequence[int], i: int, theirs: str, their_ends: Sequence[int], j: int,

@@ -15,6 +15,14 @@ from pytest_auditfence.capturing import tracefiles
 from tests.capture.test_finalize_rounds import run
 
 
+@pytest.fixture(autouse=True)
+def stretches_from_the_first_file(monkeypatch):
+    """These tests are about the stretches: built from the first file on (since stop 28 a capture with few or
+    finely cut references is remembered line by line; tests/capture/test_line_sharer_s28.py tests that)."""
+    monkeypatch.setattr(tracefiles, "_LINE_BY_LINE", -1)
+    monkeypatch.setattr(tracefiles, "_LINES_PER_STRETCH", 0)
+
+
 class LineByLine(tracefiles.LineSharer):
     """The sharer with a line-by-line index beside it: its candidates are the index's, and every lookup
     records whether the stretches gave the same answer."""
