@@ -17,7 +17,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -517,8 +517,10 @@ def _spans_overlap(claimed: frozenset[tuple[str, str]], labelled: frozenset[tupl
 
 
 def cell_sides(label: CellLabel) -> frozenset[tuple[str, str]]:
-    """The sides of label axes a cell's row label, section row and column headers name."""
-    return label_sides(f"{label.row} | {label.section} | {label.column_text}")
+    """The sides of label axes a cell's row label, section row and column headers name, and the maturity bucket of
+    its place in a payment schedule ('2021' after '2020': '12-24')."""
+    sides = label_sides(f"{label.row} | {label.section} | {label.column_text}")
+    return sides | {("maturity", label.maturity)} if label.maturity else sides
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -555,7 +557,9 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
         return False  # a line below the rows that does not add them up backs no claim naming a total
     # a row named only by its quarter ('First Quarter' under '2018 | Low | High') says when, as a column's year does:
     # the claim's subject is then the column's
-    row_keys = _subject_keys(f"{without_parts(label.row)} {label.section}".strip())
+    # so is a row of a payment schedule named by when alone ('Thereafter' below '2020' ... '2024')
+    row = "" if label.maturity and when_label(label.row) else without_parts(label.row)
+    row_keys = _subject_keys(f"{row} {label.section}".strip())
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
     column_keys = _subject_keys(_undated(f"{label.column_text} | {label.caption}"))

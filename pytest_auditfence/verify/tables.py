@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -42,6 +42,9 @@ class CellLabel:
     # a line without a label below two labelled rows or more that does not add them up (their average, a net
     # position): no total, whatever its caption says (see `_unlabelled_total`)
     no_total: bool = False
+    # the months from the report's date its row or column of a payment schedule covers ('2021' after '2020' is
+    # '12-24', 'Thereafter' after five years '60-'), 'all' for the schedule's total (see `_payment_schedule`)
+    maturity: str = ""
 
     @property
     def subject_text(self) -> str:
@@ -1222,6 +1225,79 @@ def _record_cells(text: str) -> list[Cell]:
     return [c for c in cells if c.label.row]
 
 
+# a payment schedule's labels: a year ('2021', 'Fiscal 2021', 'FY 2021') and what follows the last year ('Thereafter',
+# '2025 and thereafter', 'After 2024', 'Later years')
+_SCHEDULE_YEAR = re.compile(r"(?i)^\W*(?:fiscal\s+(?:year\s+)?|fy\s?)?((?:19|20)\d\d)\W*$")
+_THEREAFTER = re.compile(r"(?i)^\W*(?:thereafter|(?:19|20)\d\d\s+(?:and|&)\s+(?:thereafter|beyond|after|later)"
+                         r"|(?:after|beyond)\s+(?:19|20)\d\d|later\s+years)\W*$")
+_TOTAL_LABEL = re.compile(r"(?i)^\W*total\b")
+
+
+def when_label(text: str) -> bool:
+    """Does a row label of a payment schedule say when only ('2021', 'Thereafter'), its subject being its column's?"""
+    return bool(_SCHEDULE_YEAR.match(text) or _THEREAFTER.match(text))
+
+
+def _schedule_spans(labels: list[str]) -> dict[int, str]:
+    """The maturity buckets of a sequence of labels along one axis holding a payment schedule: consecutive years
+    ('2020', '2021', ...) closed by 'Thereafter' are the first year from the report's date ('0-12'), the second
+    ('12-24') and so on, 'Thereafter' the months after the last year ('60-' after five years), and a 'Total' the whole
+    ('all'). Only years closed by such a label are a schedule: years alone are periods, left to them."""
+    spans: dict[int, str] = {}
+    for at, text in enumerate(labels):
+        if not _THEREAFTER.match(text):
+            continue
+        first = at
+        while first > 0 and (m := _SCHEDULE_YEAR.match(labels[first - 1])) \
+                and (first == at or int(m.group(1)) + 1 == int(_SCHEDULE_YEAR.match(labels[first]).group(1))):
+            first -= 1
+        if at - first < 2:
+            continue
+        spans.update({k: f"{12 * (k - first)}-{12 * (k - first + 1)}" for k in range(first, at)})
+        spans[at] = f"{12 * (at - first)}-"
+        spans.update({k: "all" for k, other in enumerate(labels) if _TOTAL_LABEL.match(other) and k not in spans})
+    return spans
+
+
+def _payment_schedule(cells: list[Cell]) -> list[Cell]:
+    """Cells of a payment schedule, by years along its columns ('2020 | 2021 | ... | Thereafter | Total') or its rows,
+    labelled with their maturity bucket (`_schedule_spans`): a claim about the payments 'due after five years' is the
+    'Thereafter' cell's when five years come before it, never the fifth year's nor the total's. Rows are the runs of
+    consecutive cells of one row label (a section's years after another's start again)."""
+    found: dict[int, str] = {}
+    for row in _runs(cells, lambda label: (label.row, label.section)):  # years as columns, read along each row
+        for at, span in _schedule_spans([cells[k].label.columns[-1] if cells[k].label.columns else "" for k in row]).items():
+            found[row[at]] = span
+    # years as rows ('2020' is read as the row's period, its label left empty)
+    rows = _runs(cells, lambda label: (label.row, label.section, label.periods))
+    for at, span in _schedule_spans([_row_text(cells[row[0]].label) for row in rows]).items():
+        for k in rows[at]:
+            found.setdefault(k, span)
+    if not found:
+        return cells
+    return [replace(cell, label=replace(cell.label, maturity=found[k])) if k in found else cell
+            for k, cell in enumerate(cells)]
+
+
+def _runs(cells: list[Cell], key: Callable[[CellLabel], object]) -> list[list[int]]:
+    """The places of `cells` in runs of consecutive cells whose labels have one `key`."""
+    runs: list[list[int]] = []
+    for k, cell in enumerate(cells):
+        if runs and key(cells[runs[-1][0]].label) == key(cell.label):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    return runs
+
+
+def _row_text(label: CellLabel) -> str:
+    """A row's label as written: its words, or the year it names alone ('2021', read as its period)."""
+    if label.row or len(label.periods) != 1:
+        return label.row
+    year, part = next(iter(label.periods))
+    return "" if part else str(year)
+
+
 def read_tables(text: str) -> list[Cell]:
     """Every figure-holding cell of every table in `text`, in offset order (a span is read once: the first
     reader that finds it wins, pipe rows before lists, HTML, CSV and PDF text)."""
@@ -1235,12 +1311,12 @@ def read_tables(text: str) -> list[Cell]:
     for grid in grids:
         # the lead-in below the last table is that table's (each reader that finds it: no grid starts after it)
         last = _grid_end(grid) >= latest
-        for cell in _interpret(text, grid, below if last else ""):
+        for cell in _payment_schedule(_interpret(text, grid, below if last else "")):
             key = (cell.start, cell.end)
             if key not in taken:
                 taken.add(key)
                 cells.append(cell)
-    for cell in _record_cells(text):
+    for cell in _payment_schedule(_record_cells(text)):
         if (cell.start, cell.end) not in taken:
             taken.add((cell.start, cell.end))
             cells.append(cell)

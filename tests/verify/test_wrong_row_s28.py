@@ -1,7 +1,10 @@
 """Issue 10 (stop 28): a claim naming several days of one year with the year written once ('at June 30 and December
 31, 2019', 'the quarters ended January 26 and April 27, 2019') names each of those days, so a cell dated on any of them
 backs it (stop 27's `match.day_apart` read only the day written beside the year, and flagged the true change between
-the two columns). Over real captured runs (`plan` asks for a tool, a `ToolNode` runs it, `write` returns the report) in
+the two columns). A payment schedule ('2020 | 2021 | ... | 2024 | Thereafter | Total', along columns or rows) is
+read as maturity buckets: the first year is 'within one year', 'Thereafter' after five years is 'after five years',
+the Total is the whole; a claim naming a bucket is backed by its bucket's cell only, never by the fifth year's, the
+second year's or the Total's (all three verified on 12e1f3d). Over real captured runs (`plan` asks for a tool, a `ToolNode` runs it, `write` returns the report) in
 every form a tool returns a table in. Negatives: a day the list does not name is still another day's balance, an
 invented change is flagged, and the balance of a day of another year stays apart."""
 
@@ -29,6 +32,18 @@ TABLES = {
         ["Revenue", "3,110", "3,420", "3,505"],
         ["Net income", "150", "372", "301"]],
         "Unaudited quarterly results."),
+    # payment years as columns, closed by 'Thereafter'
+    "payments": ("Table 8 Contractual obligations (in thousands)", [
+        ["", "Total", "2020", "2021", "2022", "2023", "2024", "Thereafter"],
+        ["Operating leases", "9,450", "1,210", "1,180", "1,120", "1,060", "990", "3,890"],
+        ["Purchase obligations", "5,330", "2,015", "1,370", "845", "610", "340", "150"]],
+        "Payments due by period as of December 31, 2019."),
+    # payment years as rows
+    "lease rows": ("Table 5 Future minimum lease payments (in thousands)", [
+        ["", "Operating leases", "Finance leases"],
+        ["2020", "1,210", "310"], ["2021", "1,180", "295"], ["2022", "1,120", "240"], ["2023", "1,060", "180"],
+        ["2024", "990", "120"], ["Thereafter", "3,890", "75"], ["Total", "9,450", "1,220"]],
+        "Maturities of lease liabilities as of December 31, 2019."),
 }
 
 
@@ -70,3 +85,32 @@ def test_quarters_named_by_their_last_days_in_one_year(audit, form: str) -> None
             ("Revenue for the quarter ended July 27, 2019 was $3,420 million.", "$3,420"),  # April's column
             ("Revenue for the quarters ended April 27 and July 27, 2019 was $3,110 million and $3,505 million.",
              "$3,110")])  # January's column, a day the list does not name
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_payment_years_as_columns_are_maturity_buckets(audit, form: str) -> None:
+    _check(audit, form, "payments",
+           [("Operating lease payments due after five years are $3,890 thousand.", "$3,890"),
+            ("Operating lease payments due within one year are $1,210 thousand.", "$1,210"),
+            # negatives: a claim naming a year or no bucket keeps its cell
+            ("Operating lease payments due in 2022 are $1,120 thousand.", "$1,120"),
+            ("Operating lease payments due thereafter are $3,890 thousand.", "$3,890"),
+            ("Total purchase obligations are $5,330 thousand.", "$5,330")],
+           [("Operating lease payments due after five years are $990 thousand.", "$990"),  # the fifth year
+            ("Operating lease payments due after five years are $9,450 thousand.", "$9,450"),  # the total
+            ("Operating lease payments due within one year are $3,890 thousand.", "$3,890"),
+            ("Purchase obligations due within one year are $1,370 thousand.", "$1,370")])  # the second year
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_payment_years_as_rows_are_maturity_buckets(audit, form: str) -> None:
+    _check(audit, form, "lease rows",
+           [("Operating lease payments due after five years are $3,890 thousand.", "$3,890"),
+            ("Finance lease payments due after five years are $75 thousand.", "$75"),
+            ("Operating lease payments due within one year are $1,210 thousand.", "$1,210"),
+            ("Operating lease payments due in 2022 are $1,120 thousand.", "$1,120")],
+           [("Operating lease payments due after five years are $990 thousand.", "$990"),
+            ("Operating lease payments due after five years are $9,450 thousand.", "$9,450"),
+            ("Finance lease payments due after five years are $120 thousand.", "$120"),
+            ("Operating lease payments due within one year are $1,180 thousand.", "$1,180"),
+            ("Operating lease payments due within one year are $9,450 thousand.", "$9,450")])
