@@ -93,6 +93,7 @@ class LineSharer:
         self._records: list[Sequence[tuple[int, str, int, int, int]]] = []
         self._referenced = 0
         self._cut: list[float] = []
+        self._cut_total = 0.0
 
     def _remember(self, path: str, lines: list[str], runs: Sequence[tuple[int, str, int, int, int]] = ()) -> None:
         """Remember the lines of `path`, which has just been stored; `runs` are its references in file order,
@@ -108,7 +109,8 @@ class LineSharer:
         self._records.append(runs)
         self._referenced += sum(run[3] for run in runs)
         self._cut.append(self._stretches_of(len(lines), runs))
-        if self._referenced > _LINE_BY_LINE and self._referenced >= _LINES_PER_STRETCH * sum(self._cut):
+        self._cut_total += self._cut[-1]
+        if self._referenced > _LINE_BY_LINE and self._referenced >= _LINES_PER_STRETCH * self._cut_total:
             self._referenced_places = None
             for earlier, their_runs in enumerate(self._records):
                 self._stretch(earlier, len(self.lines[self._paths[earlier]]), their_runs)
@@ -279,6 +281,7 @@ class LineSharer:
         best: tuple[str, int, int, int] | None = None
         best_chars = MIN_SHARED_CHARS - 1
         n = len(lines)
+        need = 0  # the fewest lines from i on longer than best_chars (0: not known yet)
         for target, j, target_indent in reversed(self._candidates(stripped)):
             shift = indent - target_indent
             if shift < 0:
@@ -287,13 +290,18 @@ class LineSharer:
             most = min(n - i, len(theirs) - j)
             if ends[i + most] - ends[i] + most <= best_chars:
                 continue  # even a run to the end of either file would not be longer than the best so far
+            if not need:
+                need = bisect_right(range(i, n + 1), ends[i] + i + best_chars, key=lambda q: ends[q] + q)
             if shift == 0:  # the common case, compared as text (C speed, not a line at a time)
-                k = _common_run(text, ends, i, self._texts[target], self._line_ends(target), j, most)
+                k = _common_run(text, ends, i, self._texts[target], self._line_ends(target), j, most, need)
                 chars = ends[i + k] - ends[i] + k
                 if chars > best_chars:
-                    best, best_chars = (target, j, 0, k), chars
+                    best, best_chars, need = (target, j, 0, k), chars, 0
                 continue
             pad = " " * shift
+            mine, old = lines[i + need - 1], theirs[j + need - 1]
+            if mine != (pad + old if old else old):
+                continue  # the run is shorter than `need` lines
             k, chars = 0, 0
             while i + k < n and j + k < len(theirs):
                 mine, old = lines[i + k], theirs[j + k]
@@ -305,7 +313,7 @@ class LineSharer:
                 chars += len(mine) + 1
                 k += 1
             if chars > best_chars:
-                best, best_chars = (target, j, shift, k), chars
+                best, best_chars, need = (target, j, shift, k), chars, 0
         return best
 
 
@@ -330,7 +338,7 @@ def _note(places: dict[str, list[tuple[int, int, int]]], number: int, lines: lis
 
 
 def _common_run(mine: str, ends: Sequence[int], i: int, theirs: str, their_ends: Sequence[int], j: int,
-                most: int) -> int:
+                most: int, need: int = 1) -> int:
     """How many lines (at most `most`) from line i of text `mine` on equal those from line j of `theirs` on
     (doubling, then halving the step); `ends` and `their_ends` are the texts' `_line_ends`. Lines are
     compared as the text they span (without its last line break): at C speed over contiguous characters,
@@ -342,6 +350,8 @@ def _common_run(mine: str, ends: Sequence[int], i: int, theirs: str, their_ends:
         return (end - first == their_ends[j + stop] + j + stop - 1 - their_first
                 and theirs.startswith(mine[first:end], their_first))
 
+    if need > 1 and not equal(0, need):
+        return 0  # shorter than `need` lines
     if most > _LONG_RUN:
         # A long run usually goes on to the end of the shorter file, or to its last line (a text ends with a
         # line break, so its last line is empty): two comparisons instead of the search's dozen.
