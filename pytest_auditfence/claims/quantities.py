@@ -365,6 +365,8 @@ def _currency_code(prefix: str) -> str:
     return "CNY" if prefix == "RMB" else prefix
 
 
+_PART_AFTER = re.compile(r"(?i)[ \t-]+(?:quarter|half)\b")
+_PAREN_PERCENT = re.compile(r"[ \t]?%")
 _TABLE_NEGATIVE_BEFORE = re.compile(r"(?:^|[|\t=:]|  )[ \t]*$")
 
 
@@ -694,23 +696,31 @@ class _Parser:
             return self._skip(end)  # "10-K", "20-F", "7-Zip"; "45-degree" stays a number
         kind, unit, scale = suffix.kind, suffix.unit, suffix.scale
         if (kind == "duration" and currency is None and not negative and _YEAR.fullmatch(num) and self.years
-                and re.fullmatch(r"\s*year", text[num_end:end], re.I)):
-            return self._skip(num_end)  # '2019 year end': a year before the word 'year', not 2,019 years
+                and (re.fullmatch(r"\s*year", text[num_end:end], re.I)
+                     or re.fullmatch(r"\s*second", text[num_end:end], re.I) and _PART_AFTER.match(text, end))):
+            # '2019 year end', 'fiscal 2019 second quarter': a year before the word 'year' or a quarter's ordinal, not
+            # 2,019 years or seconds
+            return self._skip(num_end)
         if (
             kind == "number" and unit is None and scale is None and den is None and currency is None
             and not negative and "," not in num and "." not in num and _YEAR.fullmatch(num) and self.years
         ):
             return self._skip(end)  # a year
-        if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
-            scale = self.scale_context
         # a bare figure in parentheses is a negative, whatever unit its column gives it ('(2.3)' under '(%)')
         parenthesised = kind in ("number", "currency") and _paren_negative(text, start, end)
+        # '(12)%': a negative percentage whose '%' stands after the parenthesis, not an amount at the table's scale
+        paren_percent = _PAREN_PERCENT.match(text, end + 1) if parenthesised and kind == "number" and unit is None \
+            and currency is None else None
+        if paren_percent is not None:
+            kind, unit = "percent", "%"
+        if scale is None and kind in ("number", "currency") and unit != "°" and self.scale_context:
+            scale = self.scale_context
         if kind == "number" and unit is None and self.unit_context:
             kind, unit = self._context_kind()
         if parenthesised:
             negative = True
             start -= 1
-            end += 1
+            end = paren_percent.end() if paren_percent is not None else end + 1
         if kind == "currency" and unit is None:
             unit = "USD"
         scale_value = scale if scale is not None else 1.0

@@ -225,10 +225,12 @@ def format_period(period: Period) -> str:
 
 # -- cells: figure or words ---------------------------------------------------------------------------------
 
+# a cell holding one figure; '(12)%' is a negative percentage, its sign's parentheses closed before the '%'
 _NUMERIC_CELL = re.compile(
-    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s]*(?:%|x|bps)?[\s)]*"
+    r"[\s(]*[-−–+]?[\s(]*(?:US\$|[$€£¥])?[\s(]*[-−–]?\d[\d,]*(?:\.\d+)?[\s)]*(?:%|x|bps)?[\s)]*"
 )
-_EMPTY_CELL = re.compile(r"[\s\-−–—―*_\"']*|n/?a|nm")
+# a placeholder: a dash ('—', also as a nil amount '$ —' or percentage '—%'), 'n/a', 'nm'
+_EMPTY_CELL = re.compile(r"[\s\-−–—―*_\"']*|n/?a|nm|(?:us\$|[$€£¥])?\s*[\-−–—―]+\s?%?")
 
 
 def _is_figure(text: str) -> bool:
@@ -704,8 +706,11 @@ def _naming_lead_in(text: str, end: int) -> str:
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     read = html.unescape if grid.markup else str
     rows = [[(a, b, read(text[a:b]).strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
+    # the first row holding a figure beside its label: past the labels' column, which is the first, or the last where
+    # records are rendered as rows ('47 | Chief Financial Officer | Andrew R Kaiser')
     first_data = next(
-        (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)), None
+        (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)
+         or len(row) >= 2 and _is_label(row[-1][2]) and any(_is_figure(t) for _, _, t in row[:-1])), None
     )
     if first_data is None:
         return []
@@ -719,6 +724,10 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     margin = min((text.rfind("\n", 0, row[0][0]) + 1, row[0][0]) for row in rows[first_data:] if row)
     margin_width = margin[1] - margin[0]
 
+    # the labels' column: the first, or where the first row of figures holds its words (records rendered as rows put
+    # the label last: '$12,863 | $12,625 | Transaction related')
+    label_column = next((k for k, (_, _, t) in enumerate(rows[first_data]) if _is_label(t)), 0)
+
     def lone_period(row: list[tuple[int, int, str]]) -> frozenset[Period]:
         """A row whose one filled cell is a date in the labels' column ('June 30, 2018' above the rows of that
         date): the period of the rows below it (whose columns name none), not a column's header."""
@@ -726,7 +735,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         if len(filled) != 1 or not _is_period(filled[0][2]) or _is_label(filled[0][2]):
             return frozenset()
         k, a, t = filled[0]
-        at_labels = a - (text.rfind("\n", 0, a) + 1) <= margin_width + 2 if grid.right_aligned else k == 0
+        at_labels = a - (text.rfind("\n", 0, a) + 1) <= margin_width + 2 if grid.right_aligned else k == label_column
         return periods_in(t) if at_labels else frozenset()
 
     if grid.right_aligned:
@@ -829,6 +838,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
 
     cells: list[Cell] = []
     column_of: list[int] = []  # each cell's column (counted from the right on page text)
+    amount_reading: dict[int, tuple[float | None, str | None]] = {}  # a cell a '%' header made a percentage: else
     since: list[list[tuple[int, int, str]]] = []  # rows without figures since the last row with some
     for row in rows[first_data:]:
         texts = [t for _, _, t in row]
@@ -874,6 +884,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             if column_scale is not None or column_unit is not None:
                 scale = column_scale if column_scale is not None else scale
                 unit = column_unit if column_unit is not None else unit
+            amount = (scale, unit)  # the reading of an amount in this column, before a '%' header makes it a percentage
             column_cue = quantities._field_cue(columns[-1]) if columns else None  # noqa: SLF001 - 'revenue_usd_millions'
             if column_cue is not None and not column_cue.date:
                 scale = column_cue.scale if column_cue.scale is not None else scale
@@ -888,6 +899,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 scale = None
             elif row_cue is not None and row_cue.scale is not None:
                 scale = row_cue.scale
+            if unit == "%" and amount[1] != "%" and not _PERCENT_LABEL.search(label):
+                amount_reading[len(cells)] = amount  # a column its header made one of percentages: `_amount_columns`
             cells.append(Cell(a, b, CellLabel(
                 row=label, section=section, columns=columns, periods=periods, caption=caption,
                 scale=scale, unit=unit, mark=mark, months=row_months,
@@ -896,6 +909,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         if section and _closes_section(label, section):
             section = ""
     cells = _paired_columns(_roll_forward(cells), column_of, grid.right_aligned)
+    cells = _amount_columns(text, cells, column_of, amount_reading)
     return _percent_columns(text, _section_totals(text, cells, column_of), column_of)
 
 
@@ -957,8 +971,9 @@ _COUNTED = re.compile(r"(?i)^\W*(?:(?:number|no\.)\s+of\s+\w+(?:\s+\w+)?|shares|
 def _counted(columns: tuple[str, ...]) -> bool:
     """Does the column's header name a count? A caption's currency scale ('$ in millions', 'Dollars in thousands')
     states the scale of the table's amounts, not of the share counts beside them ('Number of Shares' 253,113 are
-    no $253,113 million); a caption without a currency ('(In thousands)') may scale counts, and is kept."""
-    return any(_COUNTED.match(c) for c in columns)
+    no $253,113 million), with or without the year a flattened header names beside it; a caption without a currency
+    ('(In thousands)') may scale counts, and is kept."""
+    return any(_COUNTED.match(_PERIOD.sub(" ", c)) for c in columns)  # '2019 Number of Shares' of flattened records
 
 
 def column_marks(text: str, header_rows: list[list[tuple[int, int]]]) -> dict[int, str]:
@@ -1083,6 +1098,26 @@ def _paired_columns(cells: list[Cell], column_of: list[int], right_aligned: bool
             if key in periods and not cell.label.periods else cell for cell, key in zip(cells, column_of, strict=True)]
 
 
+_CURRENCY_SIGN = re.compile(r"US\$|[$€£¥]")
+
+
+def _amount_columns(text: str, cells: list[Cell], column_of: list[int],
+                    amount_reading: dict[int, tuple[float | None, str | None]]) -> list[Cell]:
+    """A column a header calls a percentage ('Percent Change 2018' of a header flattened over the wrong columns)
+    whose figures are written with a currency sign ('$18,030') is a column of amounts: its bare figures keep the
+    table's scale and unit (`amount_reading`: what they were before the header's '%'), as a '$' beats a '%' header.
+    A figure written with '%' stays a percentage wherever it stands."""
+    signed = {column_of[i] for i, cell in enumerate(cells) if i in amount_reading
+              and _CURRENCY_SIGN.search(written := text[cell.start:cell.end]) and "%" not in written}
+    if not signed:
+        return cells
+    out = list(cells)
+    for i, (scale, unit) in amount_reading.items():
+        if column_of[i] in signed and "%" not in text[cells[i].start:cells[i].end]:
+            out[i] = replace(cells[i], label=replace(cells[i].label, scale=scale, unit=unit))
+    return out
+
+
 def _percent_columns(text: str, cells: list[Cell], column_of: list[int]) -> list[Cell]:
     """A column whose first and last figures carry '%' ('100.0 %' ... '7.2 %', the bare rows between) is a
     column of percentages, as a '$' written on the first and total rows only makes a column of amounts."""
@@ -1145,9 +1180,11 @@ def _over_any(text: str, row: list[tuple[int, int, str]], span: tuple[int, int])
     return any(abs(_column_range(text, a, b)[1] - hi) <= 2 for a, b, _ in row)
 
 
-# '(Tabular amounts in millions, unless otherwise disclosed)', '(in thousands, except per share data)'
+# '(Tabular amounts in millions, unless otherwise disclosed)', '(in thousands, except per share data)'; a page's text
+# may wrap the line within the parentheses ('(in millions, except per' / 'share amounts)')
 _SCALE_PHRASE = re.compile(
-    r"(?i)\([^()\n]{0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b[^()\n]{0,80}\)"
+    r"(?i)\((?:[^()\n]|\n(?![ \t]*\n)){0,80}?\bin\s+(?:[$€£]\s*|usd\s+|eur\s+)?(?:thousands|millions|billions)\b"
+    r"(?:[^()\n]|\n(?![ \t]*\n)){0,80}\)"
 )
 # a sentence that introduces a table and states its scale ('Other assets consist of the following (in thousands):',
 # 'revenue by type was as follows (table in millions):', 'summarized below (amounts in millions).')
