@@ -444,6 +444,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # period before them that a change is measured against
     return (_column_derivation(claim, q, index, own, ops, slack)
             or _named_share(claim, q, index, own, slack)
+            or _share_of_total(claim, q, index, own, columns, ops, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _defined_ratio(claim, q, index, own, ops, slack)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack)
@@ -859,6 +860,47 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
                 continue
             if abs(a.value / b.value * 100.0 - q.value) <= slack:
                 return f"{shown(a)} / {shown(b)} × 100 = {q.text}", [n, Observed(b.value, n.file, item)]
+    return None
+
+
+def _bare_total(label: CellLabel) -> bool:
+    """A row 'Total' that names nothing else (what it totals is the table's: its column's rows above it)."""
+    return TOTAL_ROW.match(label.row) is not None and not content_words(TOTAL_ROW.sub(" ", label.row))
+
+
+def _share_of_total(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSubject,
+                    columns: dict[tuple, list[Observed]], ops: frozenset[str],
+                    slack: float) -> tuple[str, list[Observed]] | None:
+    """The share of the total that the rows a claim names make up, where the total is a bare 'Total' row of their
+    column ('the percentage of revenue from Taiwan and Japan over total revenue in 2019': (Taiwan + Japan) / Total
+    of the 2019 column). A bare 'Total' names no subject of its own, so it is never among the rows the claim names:
+    it is the base only where the claim says 'total' and a share, and only the one 'Total' of each column of the
+    named rows. One formula per column (every named row, summed): no search over subsets."""
+    if q.kind not in ("percent", "ratio") or not ops & {"share", "ratio"} or len(own.periods) > 1 \
+            or _TOTAL_WORD.search(claim.claim) is None or quantities.percent_dimension(q) == "points":
+        return None
+    times = 100.0 if q.kind == "percent" else 1.0
+    for (f, header, caption), members in sorted(columns.items(), key=lambda kv: str(kv[0])):
+        parts = [o for o in members if not TOTAL_ROW.match(index.label(o).row)]
+        if not 1 <= len(parts) <= MAX_GROUP or not header:
+            continue
+        fi = index.files[f]
+        totals = [Observed(fi.quantities[item].value, f, item) for item, label in sorted(fi.labels.items())
+                  if item not in fi.alternatives and label.columns == header and label.caption == caption
+                  and _bare_total(label)]
+        if len(totals) != 1:
+            continue  # no total, or two (a section's and the table's): the base is left unsaid
+        values, base = [index.quantity(o) for o in parts], index.quantity(totals[0])
+        if base.value == 0 or is_weak(base) or not all(same_family(base, v) and v.kind != "percent" for v in values):
+            continue
+        # the total lies below its parts: a 'Total' above them is another section's
+        if index.position(totals[0]) < max(index.position(o) for o in parts):
+            continue
+        if abs(sum(v.value for v in values) / base.value * times - q.value) <= slack:
+            part_text = " + ".join(shown(v) for v in values)
+            numerator = f"({part_text})" if len(values) > 1 else part_text
+            scaled = " × 100" if times != 1.0 else ""
+            return f"{numerator} / {shown(base)}{scaled} = {q.text}", parts + totals
     return None
 
 
