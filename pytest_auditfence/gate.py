@@ -209,7 +209,13 @@ def _query_belongs(query: str, claim: str, extra_atoms: str) -> bool:
     if _frozen_words(query) & _frozen_words(f"{claim} {extra_atoms}"):
         return True
     found = quantities_of(query)
-    return any(contains_quantity(q, found) for q in quantities_of(f"{claim} {extra_atoms}"))
+    wanted = quantities_of(f"{claim} {extra_atoms}")
+    if any(contains_quantity(q, found) for q in wanted):
+        return True
+    # a search for a table row ('Industrial Solutions,80,66,14', a CSV row whose cells prose reading runs together)
+    # holds the figures of its cells: a formula's operand among them is a figure of the claim
+    cells = table_cell_quantities(query)
+    return any(contains_quantity(q, cells) for q in wanted)
 
 
 def _matched(wanted: set[str], found: set[str]) -> set[str]:

@@ -12,7 +12,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
+    RESPECTIVELY, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, figure_keys, label_sides, sides_apart,
     find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
@@ -444,6 +444,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # period before them that a change is measured against
     return (_column_derivation(claim, q, index, own, ops, slack)
             or _named_share(claim, q, index, own, slack)
+            or _share_of_total(claim, q, index, own, columns, ops, slack)
             or _base_ratio(claim, q, index, own, ops)
             or _defined_ratio(claim, q, index, own, ops, slack)
             or _compound_growth(claim, q, index, own, rows, named, ops, slack)
@@ -745,8 +746,22 @@ def _column_groups(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject
         # of that year's column as one breakdown
         periods = year or frozenset((y, "") if (y, "") in whole_years else (y, part) for y, part in label.periods)
         groups.setdefault((f, label.columns, label.caption, periods), []).append(o)
-    return [members for key, members in sorted(groups.items(), key=lambda kv: str(kv[0]))
+    kept = [(key, members) for key, members in sorted(groups.items(), key=lambda kv: str(kv[0]))
             if not isinstance(key[3], tuple) or _whole_year(members, index)]
+    # a column the claim names by every word of its header is the claim's; one it names by some ('Total Expected
+    # Charges' for 'the remaining expected charges', beside 'Remaining Expected Charges') is another column's
+    full = [(key, members) for key, members in kept if _column_named(subject, key[1])]
+    return [members for _, members in (full or kept)]
+
+
+def _column_named(subject: ClaimSubject, columns: tuple[str, ...]) -> bool:
+    """Does the claim name every stem of a column's header ('Remaining Expected Charges')?"""
+    header = " ".join(columns)
+    # the header's own words, not the initials `subject_keys` adds ('rec'), which a claim spelling them out never holds
+    keys = {subject_stem(w) for w in content_words(header)} & subject_keys(header)
+    if keys and _TOTAL_WORD.search(header):
+        keys.add(TOTAL_KEY)  # 'Total' is no content word, yet names the column apart from 'Remaining'
+    return bool(keys) and keys <= subject.keys
 
 
 def _year_of_part(subject: ClaimSubject, label: CellLabel) -> tuple[Period, str] | None:
@@ -859,6 +874,47 @@ def _named_share(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: Claim
                 continue
             if abs(a.value / b.value * 100.0 - q.value) <= slack:
                 return f"{shown(a)} / {shown(b)} × 100 = {q.text}", [n, Observed(b.value, n.file, item)]
+    return None
+
+
+def _bare_total(label: CellLabel) -> bool:
+    """A row 'Total' that names nothing else (what it totals is the table's: its column's rows above it)."""
+    return TOTAL_ROW.match(label.row) is not None and not content_words(TOTAL_ROW.sub(" ", label.row))
+
+
+def _share_of_total(claim: ClaimRecord, q: Quantity, index: SourceIndex, own: ClaimSubject,
+                    columns: dict[tuple, list[Observed]], ops: frozenset[str],
+                    slack: float) -> tuple[str, list[Observed]] | None:
+    """The share of the total that the rows a claim names make up, where the total is a bare 'Total' row of their
+    column ('the percentage of revenue from Taiwan and Japan over total revenue in 2019': (Taiwan + Japan) / Total
+    of the 2019 column). A bare 'Total' names no subject of its own, so it is never among the rows the claim names:
+    it is the base only where the claim says 'total' and a share, and only the one 'Total' of each column of the
+    named rows. One formula per column (every named row, summed): no search over subsets."""
+    if q.kind not in ("percent", "ratio") or not ops & {"share", "ratio"} or len(own.periods) > 1 \
+            or _TOTAL_WORD.search(claim.claim) is None or quantities.percent_dimension(q) == "points":
+        return None
+    times = 100.0 if q.kind == "percent" else 1.0
+    for (f, header, caption), members in sorted(columns.items(), key=lambda kv: str(kv[0])):
+        parts = [o for o in members if not TOTAL_ROW.match(index.label(o).row)]
+        if not 1 <= len(parts) <= MAX_GROUP or not header:
+            continue
+        fi = index.files[f]
+        totals = [Observed(fi.quantities[item].value, f, item) for item, label in sorted(fi.labels.items())
+                  if item not in fi.alternatives and label.columns == header and label.caption == caption
+                  and _bare_total(label)]
+        if len(totals) != 1:
+            continue  # no total, or two (a section's and the table's): the base is left unsaid
+        values, base = [index.quantity(o) for o in parts], index.quantity(totals[0])
+        if base.value == 0 or is_weak(base) or not all(same_family(base, v) and v.kind != "percent" for v in values):
+            continue
+        # the total lies below its parts: a 'Total' above them is another section's
+        if index.position(totals[0]) < max(index.position(o) for o in parts):
+            continue
+        if abs(sum(v.value for v in values) / base.value * times - q.value) <= slack:
+            part_text = " + ".join(shown(v) for v in values)
+            numerator = f"({part_text})" if len(values) > 1 else part_text
+            scaled = " × 100" if times != 1.0 else ""
+            return f"{numerator} / {shown(base)}{scaled} = {q.text}", parts + totals
     return None
 
 
@@ -1143,6 +1199,106 @@ def _change_of_sum(q: Quantity, index: SourceIndex, own: ClaimSubject, named: li
     elif same_family(q, before[0]) and abs(now - was - q.value) <= slack:
         return f"{now_text} - {was_text} = {q.text}", operands
     return None
+
+
+# words of a claim that say what it computed or when, not what: no subject of its figures
+_NOT_SUBJECT = frozenset(subject_stem(w) for words in vocabulary.FORMULA_CUES.values() for phrase in words
+                         for w in phrase.split()) | frozenset(subject_stem(w) for w in ("put", "came", "stood", "both",
+                                                                                         "years", "year", "period"))
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n\s*\n")
+_LISTED_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d.,]\d)")
+
+
+def _respective_years(text: str, start: int, end: int) -> list[int]:
+    """The years a sentence lists from `start` to `end`, in order, each once."""
+    return list(dict.fromkeys(int(m.group()) for m in _LISTED_YEARS.finditer(text, start, end)))
+
+
+_MOVE_WORDS = frozenset(w for op in ("difference", "change", "ratio", "share") for w in vocabulary.FORMULA_CUES[op]
+                        if " " not in w) - vocabulary.PERIOD_PAIR_CUES - {"percentage", "percent", "total"}
+
+
+def _names_a_change(claim: ClaimRecord) -> bool:
+    """Does the claim name an operation besides a mean or total ('the change in', 'the difference', 'the share')? Its
+    period words ('between 2017 and 2019') name none."""
+    return bool(_MOVE_WORDS & set(re.findall(r"[a-z]+", claim.claim.lower())))
+
+
+def prose_series(claim: ClaimRecord, q: Quantity, index: SourceIndex, operands: list[Observed],
+                 keys: set[str]) -> tuple[tuple[str, list[Observed]] | None, bool]:
+    """The mean or total over the periods a claim names of one prose sentence's figures of its subject, one figure
+    per period ('$53 million of Bell Canada debentures ... at December 31, 2019 and approximately $68 million ... at
+    December 31, 2018'; '$0.3 million, $0.9 million and $0.6 million, respectively' for 2019, 2018 and 2017): each
+    figure attached to its period by the sentence's words (`prose_periods`), every period the claim names held once,
+    all in one sentence that names the claim's subject. One formula, no search over subsets: a pair of a dozen
+    figures averages to almost any figure by chance, a sentence's series for the claim's periods does not. The
+    second value says whether such a series was found: then the claim's figure is determined by it, and a pair of
+    its figures giving the claim's figure otherwise is a chance (2019's and 2017's for a total of 2018 and 2019).
+    Returns (the formula and its operands, or None; whether a series was found)."""
+    ops = formula_ops(claim) & {"mean", "sum"}
+    periods = claim_subject(claim).periods
+    if not ops or not 2 <= len(periods) <= MAX_GROUP or q.kind == "percent" and "sum" in ops and "mean" not in ops:
+        return None, False
+    subject = {k for k in keys if k not in _NOT_SUBJECT}
+    if not subject:
+        return None, False
+    kept = sorted((o for o in operands if index.label(o) is None and same_family(q, v := index.quantity(o))
+                   and not (v.kind != q.kind and "currency" in (q.kind, v.kind) and v.scale == 1.0)), key=index.position)
+    # the figures of each sentence: one joins the one before it unless a sentence ends between them
+    figures: dict[tuple[int, int], list[Observed]] = {}
+    key: tuple[int, int] | None = None
+    for n, o in enumerate(kept):
+        v, text = index.quantity(o), index.loaded(o.file).text
+        if n == 0 or o.file != kept[n - 1].file or _SENTENCE_END.search(text, index.quantity(kept[n - 1]).end, v.start):
+            key = (o.file, sentence_start(text, v.start))
+        figures.setdefault(key, []).append(o)
+    by_sentence: dict[tuple[int, int], dict[Period, list[Observed]]] = {}
+    for sentence, found in figures.items():
+        text = index.loaded(sentence[0]).text
+        found.sort(key=index.position)
+        listed = _respective_years(text, sentence[1], index.quantity(found[-1]).end)
+        if len(listed) == len(found) and RESPECTIVELY.search(text, sentence[1], index.quantity(found[-1]).end + 40):
+            # 'For the years ended December 31, 2019, 2018 and 2017, ... $0.3 million, $0.9 million and $0.6 million,
+            # respectively': as many figures as years, paired in order
+            for o, year in zip(found, listed):
+                if (year, "") in periods:
+                    by_sentence.setdefault(sentence, {}).setdefault((year, ""), []).append(o)
+            continue
+        for n, o in enumerate(found):
+            v = index.quantity(o)
+            # its period by the words attached to it, else the one period named between it and the sentence's
+            # next figure of its kind ('$53 million of debentures, or 0.21% of plan assets, at December 31, 2019')
+            stated = prose_periods(text, v.start, v.end)
+            if not stated:
+                stop = index.quantity(found[n + 1]).start if n + 1 < len(found) else v.end + 120
+                after = text[v.end:stop]
+                cut = re.search(r"[.;!?](?:\s|$)", after)
+                stated = periods_in(after[:cut.start()] if cut else after)
+            if len(stated) == 1 and stated <= periods:
+                by_sentence.setdefault(sentence, {}).setdefault(next(iter(stated)), []).append(o)
+    determined = False
+    for (f, at), series in sorted(by_sentence.items()):
+        if set(series) != set(periods) or any(len({index.quantity(o).value for o in found}) != 1
+                                              for found in series.values()):
+            continue  # a period missing, or two figures of one period: not the subject's series
+        text = index.loaded(f).text
+        last = max(index.quantity(found[0]).end for found in series.values())
+        close = _SENTENCE_END.search(text, last)
+        named = {subject_stem(w) for w in content_words(text[at:close.end() if close else len(text)])}
+        if len(subject & named) < min(2, len(subject)):
+            continue  # the sentence names too little of the claim's subject
+        determined = not _names_a_change(claim)
+        cells = [series[p][0] for p in sorted(periods, reverse=True)]
+        values = [index.quantity(o) for o in cells]
+        total = sum(v.value for v in values)
+        texts = " + ".join(shown(v) for v in values)
+        if "mean" in ops and abs(total / len(values) - q.value) <= slack_of(q):
+            return (f"({texts}) / {len(values)} = {q.text}", cells), True
+        if "sum" in ops and abs(total - q.value) <= slack_of(q):
+            return (f"{texts} = {q.text}", cells), True
+    return None, determined
 
 
 _YEAR_SECONDS = 31556952.0

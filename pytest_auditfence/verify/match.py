@@ -945,7 +945,7 @@ def stated_metrics(loaded: LoadedFile, start: int, end: int) -> frozenset[str]:
     if stated or not comparison_base(loaded, start, end):
         return stated
     a = loaded.line_span(loaded.line_of(start))[0]
-    return metrics_of(loaded.text[max(a, _sentence_start(loaded.text, start)):start]) & PROSE_METRICS
+    return metrics_of(loaded.text[max(a, sentence_start(loaded.text, start)):start]) & PROSE_METRICS
 
 
 def prose_operand(claim: ClaimRecord, q: Quantity, index: SourceIndex, o: Observed) -> bool:
@@ -1342,7 +1342,7 @@ def base_year_apart(claimed: str, a: int, b: int, source: str, start: int, end: 
         return int(named.group(1)) != year
     if not _PREVIOUS_YEAR.match(claimed, b, min(len(claimed), b + 60)):
         return False
-    years = [int(y) for y in _YEAR.findall(_sentence_around(source, start, end) + source[end:base.end()])]
+    years = [int(y) for y in _YEAR.findall(sentence_around(source, start, end) + source[end:base.end()])]
     return bool(years) and max(years) > year + 1
 
 
@@ -1455,7 +1455,7 @@ def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[st
     if not 0 <= at <= end <= len(text):
         return {}
     after = _SENTENCE_BREAK.search(text, end)
-    return figure_qualifiers(text, at, end, _sentence_start(text, at), after.start() if after else len(text),
+    return figure_qualifiers(text, at, end, sentence_start(text, at), after.start() if after else len(text),
                              claimed=True)
 
 
@@ -1463,7 +1463,7 @@ def _source_qualifiers(loaded: LoadedFile, start: int, end: int) -> dict[str, fr
     a, b = loaded.line_span(loaded.line_of(start))
     text = loaded.text
     after = _SENTENCE_BREAK.search(text, end, b)
-    return figure_qualifiers(text, start, end, max(a, _sentence_start(text, start)), after.start() if after else b)
+    return figure_qualifiers(text, start, end, max(a, sentence_start(text, start)), after.start() if after else b)
 
 
 def qualified_apart(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
@@ -1560,7 +1560,7 @@ def count_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) ->
     listed = _LISTED_COUNT.search(loaded.text, max(0, start - 60), start)
     if listed and theirs <= {subject_stem(listed.group(1).lower())}:
         # '(we operated) 12 stores in 5 countries': a count after another count's noun shares that count's verb
-        sentence = loaded.text[_sentence_start(loaded.text, start):start]
+        sentence = loaded.text[sentence_start(loaded.text, start):start]
         theirs |= subject_keys(sentence) - _NOT_A_SUBJECT - _MONTH_STEMS - {own.counted}
     return bool(theirs) and not event & theirs
 
@@ -1666,7 +1666,7 @@ def later_apart(claim: ClaimRecord, q: Quantity, loaded: LoadedFile, start: int,
     text = loaded.text
     stop = _SENTENCE_BREAK.search(text, end, b)
     return any(not _YEAR.fullmatch(m.group().rstrip(".,")) and comparison_base(loaded, m.start(), m.end())
-               for m in _FIGURE_TOKEN.finditer(text, max(a, _sentence_start(text, start)), stop.start() if stop else b)
+               for m in _FIGURE_TOKEN.finditer(text, max(a, sentence_start(text, start)), stop.start() if stop else b)
                if m.start() != start)
 
 
@@ -1786,7 +1786,7 @@ def sentence_quarters(text: str, start: int, end: int) -> set[str]:
     its sentence names up to the end of the figure's own clause ('In the third quarter, net income was $50
     million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
     figure stated for other quarters only is not the figure of the claim's quarter."""
-    return _quarters(_sentence_around(text, start, end))
+    return _quarters(sentence_around(text, start, end))
 
 
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
@@ -1801,14 +1801,14 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     attached = after or before
     if attached is not None:
         # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
-        return within_year(periods_in(attached.group()), _sentence_around(text, start, end))
+        return within_year(periods_in(attached.group()), sentence_around(text, start, end))
     opened = _opening_period(text, start, end)
     if opened:
         return opened
     if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
         # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
         # its sentence names (when it names one year)
-        named = {year for year, part in periods_in(text[_sentence_start(text, start):start]) if not part}
+        named = {year for year, part in periods_in(text[sentence_start(text, start):start]) if not part}
         if len(named) == 1:
             return frozenset({(named.pop() - 1, "")})
     return frozenset()
@@ -1825,26 +1825,26 @@ def _opening_period(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a sentence opens with ('In 2019, ...', 'During fiscal 2018, ...'), for a figure of that sentence
     that is no comparison base ('..., up from $4.1 million': the earlier period's) and with no other year between
     the opening and the figure; empty otherwise."""
-    lo = _sentence_start(text, start)
+    lo = sentence_start(text, start)
     opening = _OPENING_PERIOD.match(text, lo, start)
     if opening is None or _YEAR.search(text, opening.end(), start):
         return frozenset()
     if _BASE_BEFORE.search(text, max(opening.end(), start - 60), start) or _BASE_AFTER.match(text, end, min(len(text), end + 40)):
         return frozenset()
-    return within_year(periods_in(opening.group()), _sentence_around(text, start, end))
+    return within_year(periods_in(opening.group()), sentence_around(text, start, end))
 
 
-def _sentence_start(text: str, start: int) -> int:
+def sentence_start(text: str, start: int) -> int:
     """Where the sentence of a prose figure at `start` begins (looking back 300 characters at most)."""
     lo = max(0, start - 300)
     breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
     return breaks[-1] if breaks else lo
 
 
-def _sentence_around(text: str, start: int, end: int) -> str:
+def sentence_around(text: str, start: int, end: int) -> str:
     """The sentence of a prose figure, up to the end of the figure's clause."""
     after = _CLAUSE_BREAK.search(text, end, min(len(text), end + 200))
-    return text[_sentence_start(text, start):after.start() if after else min(len(text), end + 200)]
+    return text[sentence_start(text, start):after.start() if after else min(len(text), end + 200)]
 
 
 _METRIC_PATTERNS = [(group, re.compile(r"\b(?:" + "|".join(re.escape(p) for p in phrases) + r")\b"))

@@ -14,7 +14,7 @@ from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
     candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
-    spread, subject_in_table, table_derivation, written_operand,
+    prose_series, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
@@ -52,7 +52,11 @@ def _check_quantity(
         operands = candidate_operands(claim, q, index, pool)
         if ops is not None and "change" in ops:  # a change of a metric, from that metric's own figures
             operands = [o for o in operands if prose_operand(claim, q, index, o)]
-        derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim))
+        # a mean or total of the claimed periods that a sentence's series of the subject determines is that series'
+        # (see `prose_series`); only where there is none may a pair of the pool give it
+        derived, determined = prose_series(claim, q, index, operands, keys)
+        if derived is None and not determined:
+            derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
