@@ -254,6 +254,14 @@ FIGURE_QUALIFIERS: dict[str, dict[str, tuple[str, ...]]] = {
         "year-over-year": (r"year[-\s]over[-\s]year", r"y/y", r"yoy", r"year[-\s]ago", r"(?:a|one)\s+year\s+(?:ago|earlier)",
                            r"(?:prior|previous|preceding|last)[-\s]year(?:'s)?", r"same\s+(?:quarter|period)\s+(?:of\s+)?last\s+year"),
     },
+    # what a count of sales or orders measures: their dollar value or their number ('the dollar value of net orders
+    # increased 89% ..., and unit net orders increased by 73%'); a unit of an organisation or an amount per unit is
+    # neither
+    "measure": {
+        "dollars": (r"dollar\s+(?:value|volume|amount)s?", r"in\s+dollars", r"dollar[-\s]based"),
+        "units": (r"(?<!business\s)(?<!reporting\s)(?<!operating\s)(?<!per\s)(?<!storage\s)units?(?!\s+of\b)",
+                  r"in\s+units", r"number\s+of\s+(?:homes|units|vehicles|cars)"),
+    },
     # the span a figure covers: the quarter's or the whole year's ('fourth-quarter revenue of $3.6 billion' is no
     # full-year revenue); 'year-over-year' and 'prior-year quarter' name a comparison, not a span
     "span": {

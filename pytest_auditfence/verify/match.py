@@ -1066,11 +1066,14 @@ def _compares_from(text: str) -> bool:
     return _FROM_BASE.search(text.rstrip()) is not None
 
 
-_OF_WHAT = re.compile(r"(?i)\s*(?:[a-z]+\s+)?of\s+(.+)")
+# a change names what moved after its noun ('a 70% increase in our monthly absorption rate')
+_OF_WHAT = re.compile(r"(?i)\s*(?:(?:increase|decrease|growth|decline|rise|drop|gain|improvement|reduction|jump)\s+in"
+                      r"|(?:[a-z]+\s+)?of)\s+(?:(?:the|our|its|their|this|that)\s+)?(.+)")
 
 
 def _of_what(after: str) -> frozenset[str]:
-    """The subject stems of the 'of ...' right after a figure ('$40 million of net charge-offs'), if any."""
+    """The subject stems of the 'of ...' right after a figure ('$40 million of net charge-offs'), or of what its
+    change is in ('a 70% increase in the absorption rate'), if any."""
     m = _OF_WHAT.match(_AFTER_STOP.split(after, maxsplit=1)[0])
     return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
 
@@ -1236,11 +1239,13 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             # a comparison base and a per-share amount are other figures whatever the claim's metric
             if window is not None and (base_apart(figure, loaded, m.offset, end, dated=bool(own), quarters=quarters)
                                        or later_apart(claim, q, loaded, m.offset, end, dated=bool(own))
+                                       or quarter_apart(claim.claim, q.end - claim.start, loaded.text, end)
+                                       or move_end_apart(claim.claim, q.start - claim.start, loaded.text, m.offset)
                                        or per_share_apart(figure, loaded, m.offset, end)
                                        or change_apart(claim, q, loaded.text, m.offset)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
             if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
-                    and count_apart(figure, loaded, m.offset, end):
+                    and (count_apart(figure, loaded, m.offset, end) or things_apart(figure, loaded, m.offset, end)):
                 continue  # 'acquire 12 stores' by 'open five new stores this year and 12 new stores in 2022'
             if window is not None and other_noun_counted(claim, q, loaded, m.offset, end):
                 continue  # 'acquire 130 stores' by 'targeting over 130 total locations'
@@ -1506,12 +1511,23 @@ def _about_figure(own: FigureSubject, loaded: LoadedFile, start: int, end: int, 
         # subject of their own takes no metric from its clause's start ('Adjusted EBITDA guidance ... despite'), and a
         # source figure stated for a metric is no evidence for it unless its clause shares a word of that subject
         return False
-    stated_of = _of_what(loaded.text[end:min(len(loaded.text), end + 60)])
-    if stated_of and (own.of_what or own.keys) and not _same_things(own.of_what or own.keys, stated_of):
-        # '$40 million of previous provisions' by '$40 million of net charge-offs'; 'net interest income was $40
-        # million' by the same: an amount of things the claimed figure's own clause never names
+    if things_apart(own, loaded, start, end):
         return False
     return not base_apart(own, loaded, start, end, dated=dated, quarters=quarters)
+
+
+def things_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the source figure an amount of things, or a change in a thing, that the claimed figure's own clause never
+    names? '$40 million of previous provisions' by '$40 million of net charge-offs'; 'net interest income was $40
+    million' by the same; 'unit net orders rose 70%' by 'driven by a 70% increase in our monthly absorption rate'. And
+    the reverse: a claimed change in a thing ('a 73% increase in the absorption rate') by a figure whose own clause
+    names other things ('unit net orders increased by 73%')."""
+    text = loaded.text
+    stated_of = _of_what(text[end:min(len(text), end + 60)])
+    if stated_of:
+        return bool(own.of_what or own.keys) and not _same_things(own.of_what or own.keys, stated_of)
+    clause = subject_keys(source_clause(loaded, start, end)) - _NOT_A_SUBJECT
+    return bool(own.of_what) and bool(clause) and not _same_things(own.of_what, frozenset(clause))
 
 
 def per_share_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
@@ -1642,6 +1658,73 @@ _YEAR_BEFORE = re.compile(r"(?i)\b(?:last|prior|previous|preceding)[-\s]year\b|\
 
 
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+# the quarter a figure is stated for by the words right after it ('$3.41 in the second quarter of 2021', '$0.21 in Q1')
+_QUARTER_AFTER = re.compile(
+    r"(?i)\s*(?:per\s+(?:[a-z]+\s+){0,2}?share\s+)?(?:,\s*)?(?:for|in|during)\s+(?:the\s+)?"
+    r"(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b(?:\s*(?:,\s*)?(?:of\s+)?(?:fiscal\s+)?((?:19|20)\d\d)\b)?"
+    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
+
+
+def attached_quarter(text: str, end: int) -> tuple[str, int | None] | None:
+    """The quarter (and its year, when named) that the words right after a figure state it for, or None."""
+    m = _QUARTER_AFTER.match(text, end, min(len(text), end + 60))
+    if m is None:
+        return None
+    return f"Q{_QUARTER_NUMBER.get((m.group(1) or '').lower(), m.group(2))}", int(m.group(3)) if m.group(3) else None
+
+
+def quarter_apart(claimed: str, b: int, source: str, end: int) -> bool:
+    """Do the claimed and the source figure each name the quarter they are stated for, right after them, and name
+    different ones ('EPS of $3.41 for the third quarter of 2021' by 'improved from $3.41 in the second quarter of
+    2021')? Two years named must be the same too."""
+    mine = attached_quarter(claimed, b) if 0 <= b <= len(claimed) else None
+    theirs = attached_quarter(source, end) if mine is not None else None
+    if mine is None or theirs is None:
+        return False
+    return mine[0] != theirs[0] or (mine[1] is not None and theirs[1] is not None and mine[1] != theirs[1])
+
+
+# the two ends of a move: the figure it starts from and the one it reaches ('raised our outlook from at least $6 to
+# approximately $7.50', 'increased our cash to $150 million'); a 'to' right after a figure of the same unit is a range
+_HEDGE = r"(?:(?:at\s+least|at\s+most|approximately|about|roughly|nearly|around|almost|over|under|a\s+record|an?)\s+)?"
+_FROM_END = re.compile(r"(?i)\bfrom\s+" + _HEDGE + r"[$€£¥]?\s*$")
+_TO_END = re.compile(r"(?i)(?<![\d%])(?<!\d\s)(?<!million\s)(?<!billion\s)(?<!thousand\s)\bto\s+" + _HEDGE + r"[$€£¥]?\s*$")
+_MOVE_BEFORE = re.compile(r"(?i)\b(?:" + "|".join(vocabulary.move_verbs("base")) + r"|from|raised|lowered|cut|increasing|"
+                          r"decreasing|rising|falling|growing|declining|bringing|brought|taking|took)\b")
+
+
+def move_end(text: str, start: int) -> str | None:
+    """Which end of a move the figure at `start` is, by the words right before it: 'from' ('from at least $6'), 'to'
+    ('increased ... to $150 million', after a verb of moving in its sentence), or None."""
+    lo = max(0, start - 40)
+    if _FROM_END.search(text, lo, start):
+        return "from"
+    to = _TO_END.search(text, lo, start)
+    if to is not None and _MOVE_BEFORE.search(text, max(_sentence_start(text, start), to.start() - 120), to.start()):
+        return "to"
+    return None
+
+
+def move_end_apart(claimed: str, a: int, source: str, start: int) -> bool:
+    """Is the claimed figure one end of a move and the source figure the other ('raised the outlook from at least
+    $7.50 to approximately $6' by 'from at least $6 to approximately $7.50')? A source figure that is neither end
+    is no evidence for a claimed end when its sentence states that end for another figure ('increased our cash to
+    $494.3 million' by 'drew $494.3 million ..., which increased our cash ... to $150 million')."""
+    if not 0 <= a <= len(claimed):
+        return False
+    mine = move_end(claimed, a)
+    if mine is None:
+        return False
+    theirs = move_end(source, start)
+    if theirs is not None:
+        return theirs != mine
+    lo = _sentence_start(source, start)
+    stop = _SENTENCE_BREAK.search(source, start, min(len(source), start + 300))
+    return any(m.start() != start and move_end(source, m.start()) == mine
+               for m in _FIGURE_TOKEN.finditer(source, lo, stop.start() if stop else min(len(source), start + 300))
+               if not _YEAR.fullmatch(m.group().rstrip(".,")))
 
 
 _MEASURED_FROM = frozenset({"from", "over", "than", "since", "versus", "vs", "against", "compared"})

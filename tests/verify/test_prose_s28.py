@@ -3,8 +3,11 @@ LangGraph run (a ToolNode returning the transcript): a change stated sequentiall
 year over year, and one measured from a named year ('compared to 2019') or a named quarter ('from the first quarter')
 another than the year-over-year one when the sentence tells them apart; a comparison's base stated for last year's
 quarter ('in Q2 of last year', 'in last year's Q2') or the linked quarter is that period's figure, and the figure
-compared with it is no evidence for a claim that places it in that earlier period. Each rule is shown with the swaps
-it must flag and the true claims beside them."""
+compared with it is no evidence for a claim that places it in that earlier period; the dollar value of orders is
+another figure than their number ('unit net orders'), and 'a 52% increase in our absorption rate' a change in that
+rate, no other thing's; a figure stated for one quarter is no evidence for another quarter's; and the end a move starts from ('from at least $4.20') is not the end it reaches ('to approximately
+$5.10'). Each rule is shown
+with the swaps it must flag and the true claims beside them."""
 
 from __future__ import annotations
 
@@ -24,6 +27,14 @@ CALL = (
     "GAAP net income in the second quarter was $64.1 million or $0.86 per diluted share, and that compares to $58.3 "
     "million or $0.79 per diluted share in last year's Q2.\n"
     "Gross margin expanded 60 basis points from the first quarter and 140 basis points from the year-ago quarter.\n"
+    "The dollar value of our net orders increased 64% year-over-year to $1.21 billion, and unit net orders increased by "
+    "46%, driven by a 52% increase in our monthly absorption rate to 5.4.\n"
+    "Diluted earnings per share were $2.14 for the second quarter of 2021, improved from $1.87 in the first quarter of "
+    "2021 and $1.52 in the second quarter of 2020.\n"
+    "Given our strong results, we've increased our full year adjusted earnings per share outlook from at least $4.20 "
+    "per share to approximately $5.10 per share.\n"
+    "As Dana mentioned, we drew $220 million on our revolver during the quarter which increased our cash and "
+    "short-term marketable securities to $615.8 million at quarter end.\n"
 )
 
 
@@ -59,6 +70,21 @@ def audit(tmp_path: Path):
     ("Gross margin expanded 60 basis points sequentially and 140 basis points year over year.", "140 basis points"),
     ("Gross margin expanded 60 basis points from the first quarter.", "60 basis points"),
     ("Gross margin expanded 140 basis points versus the year-ago quarter.", "140 basis points"),
+    # the dollar value of orders and their number; a change in another thing of the same line
+    ("The dollar value of net orders rose 64% to $1.21 billion.", "64%"),
+    ("Unit net orders increased 46%.", "46%"),
+    ("The company's unit net orders jumped 46% on a 52% increase in the monthly absorption rate.", "52%"),
+    ("The monthly absorption rate increased 52%.", "52%"),
+    ("The company saw a 46% increase in unit net orders.", "46%"),
+    # a figure stated for its quarter, the quarter named right after it
+    ("Diluted EPS was $2.14 for the second quarter of 2021, up from $1.87 in the first quarter of 2021.", "$2.14"),
+    ("Diluted EPS was $2.14 for the second quarter of 2021, up from $1.87 in the first quarter of 2021.", "$1.87"),
+    ("Diluted EPS was $1.52 in the second quarter of 2020.", "$1.52"),
+    # the two ends of a move
+    ("The company raised its adjusted EPS outlook from at least $4.20 to approximately $5.10 per share.", "$4.20"),
+    ("The company raised its adjusted EPS outlook from at least $4.20 to approximately $5.10 per share.", "$5.10"),
+    ("The company raised its full-year adjusted EPS outlook to $5.10 per share.", "$5.10"),
+    ("The company drew $220 million on its revolver, which increased cash to $615.8 million.", "$615.8 million"),
 ])
 def test_a_true_claim_is_verified(audit, sentence: str, figure: str) -> None:
     claim = audit(sentence, figure)
@@ -88,6 +114,21 @@ def test_a_true_claim_is_verified(audit, sentence: str, figure: str) -> None:
     ("Gross margin expanded 60 basis points year over year.", "60 basis points"),
     ("Gross margin expanded 140 basis points sequentially.", "140 basis points"),
     ("Gross margin expanded 140 basis points from the first quarter.", "140 basis points"),
+    # the number of orders for their dollar value, and the reverse; the absorption rate's change for the orders'
+    ("The dollar value of net orders increased 46% year-over-year.", "46%"),
+    ("Unit net orders rose 64%.", "64%"),
+    ("Net orders increased 52%.", "52%"),
+    ("The dollar value of net orders rose 52%.", "52%"),
+    ("Unit net orders increased by 52%, driven by a 46% increase in the monthly absorption rate.", "46%"),
+    # the figures of two quarters exchanged, and another year's quarter
+    ("Diluted EPS was $1.87 for the second quarter of 2021, up from $2.14 in the first quarter of 2021.", "$1.87"),
+    ("Diluted EPS was $1.87 for the second quarter of 2021, up from $2.14 in the first quarter of 2021.", "$2.14"),
+    ("Diluted EPS was $1.52 for the second quarter of 2021.", "$1.52"),
+    # the two ends of a move exchanged, and one end for the other
+    ("The company raised its adjusted EPS outlook from at least $5.10 to approximately $4.20 per share.", "$5.10"),
+    ("The company raised its adjusted EPS outlook from at least $5.10 to approximately $4.20 per share.", "$4.20"),
+    ("The company raised its full-year adjusted EPS outlook to $4.20 per share.", "$4.20"),
+    ("The company drew $615.8 million on its revolver, which increased cash to $220 million.", "$220 million"),
 ])
 def test_a_swapped_figure_is_flagged(audit, sentence: str, figure: str) -> None:
     claim = audit(sentence, figure)
