@@ -1702,7 +1702,7 @@ def move_end(text: str, start: int) -> str | None:
     if _FROM_END.search(text, lo, start):
         return "from"
     to = _TO_END.search(text, lo, start)
-    if to is not None and _MOVE_BEFORE.search(text, max(_sentence_start(text, start), to.start() - 120), to.start()):
+    if to is not None and _MOVE_BEFORE.search(text, max(sentence_start(text, start), to.start() - 120), to.start()):
         return "to"
     return None
 
@@ -1720,7 +1720,7 @@ def move_end_apart(claimed: str, a: int, source: str, start: int) -> bool:
     theirs = move_end(source, start)
     if theirs is not None:
         return theirs != mine
-    lo = _sentence_start(source, start)
+    lo = sentence_start(source, start)
     stop = _SENTENCE_BREAK.search(source, start, min(len(source), start + 300))
     return any(m.start() != start and move_end(source, m.start()) == mine
                for m in _FIGURE_TOKEN.finditer(source, lo, stop.start() if stop else min(len(source), start + 300))
