@@ -212,9 +212,10 @@ def _query_belongs(query: str, claim: str, extra_atoms: str) -> bool:
     wanted = quantities_of(f"{claim} {extra_atoms}")
     if any(contains_quantity(q, found) for q in wanted):
         return True
-    # a search for a table row ('Industrial Solutions,80,66,14', a CSV row whose cells prose reading runs together)
-    # holds the figures of its cells: a formula's operand among them is a figure of the claim
-    cells = table_cell_quantities(query)
+    # a search for a CSV row ('Industrial Solutions,80,66,14', whose cells prose reading runs together) holds the
+    # figures of its cells: a formula's operand among them is a figure of the claim. CSV rows only: other rows are
+    # read by prose reading above, and a cell of another row is no operand of the claim by this rule
+    cells = csv_cell_quantities(query)
     return any(contains_quantity(q, cells) for q in wanted)
 
 
@@ -293,6 +294,13 @@ def table_cell_quantities(evidence: str) -> list[Quantity]:
     lines = evidence.splitlines()
     rows = [*csv.reader(lines), *(_CELL_BREAK.split(line) for line in lines)]
     cells = [c for row in rows if len(row) > 1 for c in row]  # a line that is no row is prose, read as such
+    return [q for c in dict.fromkeys(c.strip() for c in cells) if c for q in _parse_cell(c)]
+
+
+def csv_cell_quantities(text: str) -> list[Quantity]:
+    """The figures of the CSV rows of `text` read cell by cell ('Industrial Solutions,80,66,14' holds 80, 66, 14)."""
+    lines = [line for line in text.splitlines() if "," in line]
+    cells = [c for row in csv.reader(lines) if len(row) > 1 for c in row]
     return [q for c in dict.fromkeys(c.strip() for c in cells) if c for q in _parse_cell(c)]
 
 

@@ -107,3 +107,13 @@ def test_a_mean_or_total_of_a_prose_sentences_figures_over_the_claimed_years(aud
             # another subject's sentence
             ("The average amortization expense related to capitalized software for 2018 and 2019 was $49 million.",
              "$49 million")])
+
+
+def test_a_search_for_a_csv_row_belongs_to_a_claim_by_its_cells() -> None:
+    from pytest_auditfence.gate import query_belongs
+
+    claim = "The average amount of total expected charges per segment was $96.33 million."
+    assert query_belongs("Industrial Solutions,80,66,14", claim, "(160 + 80 + 49) / 3 ")
+    # negatives: no operand among the row's cells; a page-text row is read by prose reading, not as CSV
+    assert not query_belongs("Industrial Solutions,81,66,14", claim, "(160 + 80 + 49) / 3 ")
+    assert not query_belongs("Industrial Solutions,80,66,14", claim, "(160 + 82 + 49) / 3 ")
