@@ -5,7 +5,7 @@ source figures about the claim's subject (its sentence, its table row and column
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -1245,7 +1245,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                                        or change_apart(claim, q, loaded.text, m.offset)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
             if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
-                    and (count_apart(figure, loaded, m.offset, end) or things_apart(figure, loaded, m.offset, end)):
+                    and count_apart(figure, loaded, m.offset, end):
                 continue  # 'acquire 12 stores' by 'open five new stores this year and 12 new stores in 2022'
             if window is not None and other_noun_counted(claim, q, loaded, m.offset, end):
                 continue  # 'acquire 130 stores' by 'targeting over 130 total locations'
@@ -1377,7 +1377,7 @@ def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int, *, clai
     past the other end of a range: '4.8% to 6.6% on a constant-currency basis'), before it back to the previous
     figure, back to its clause's start, then the sentence's leading clause ('Excluding these items, diluted
     earnings per share of $3.50'). A `claimed` figure's change from a named year is from that year alone (see
-    `_against_year`)."""
+    `_compared_against`)."""
     region = text[end:hi]
     stop = _PART_STOP.search(region)
     cut = stop.start() if stop else len(region)
@@ -1404,7 +1404,7 @@ def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int, *, clai
         earlier = [m.end() for m in _PART_STOP.finditer(text, lo, stops[-1] - 1)]
         tiers.append(text[earlier[-1] if earlier else lo:stops[-1]])
     found: dict[str, frozenset[str]] = {}
-    against = _against_year(text, start, end, lo, hi, claimed=claimed)
+    against = _compared_against(text, start, end, lo, hi, claimed=claimed)
     if against:
         found["comparison"] = against
     for tier in tiers:
@@ -1413,7 +1413,7 @@ def figure_qualifiers(text: str, start: int, end: int, lo: int, hi: int, *, clai
     return found
 
 
-def _against_year(text: str, start: int, end: int, lo: int, hi: int, *, claimed: bool) -> frozenset[str]:
+def _compared_against(text: str, start: int, end: int, lo: int, hi: int, *, claimed: bool) -> frozenset[str]:
     """The comparison qualifier of a change measured from what the words right after it name. A named year ('up 20%
     compared to 2019', '16.3% from 2019 levels'): that year; for a source figure also the year-over-year comparison
     (the year may be the one before the call's) unless its sentence [lo, hi) tells the two apart, by a change of
@@ -1431,12 +1431,13 @@ def _against_year(text: str, start: int, end: int, lo: int, hi: int, *, claimed:
         if claimed:
             return named
         rest = text[lo:start] + " " + text[base.end():hi]
-        if _QUALIFIERS_BY_NAME["year-over-year"].search(rest.lower()) or any(int(y) > year + 1 for y in _YEAR.findall(rest)):
+        later = any(int(y) > year + 1 for y in _YEAR.findall(rest))
+        if later or _QUALIFIERS_BY_NAME["year-over-year"].search(rest.lower()):
             return named
         return named | {"year-over-year"}
     quarter = _BASE_QUARTER.match(text, end, limit)
     if quarter is not None:
-        return frozenset({f"against Q{_QUARTER_NUMBER.get((quarter.group(1) or '').lower(), quarter.group(2))}", "sequential"})
+        return frozenset({f"against {_quarter_key(quarter)}", "sequential"})
     phrase = _COMPARED_AFTER.match(text, end, limit)
     if phrase is None:
         return frozenset()
@@ -1450,8 +1451,14 @@ _COMPARED = r"\s*(?:,\s*)?(?:[a-z]+\s+){0,2}?(?:from|over|versus|vs\.?|compared\
 _COMPARED_AFTER = re.compile(r"(?i)" + _COMPARED)
 _BASE_QUARTER = re.compile(
     r"(?i)" + _COMPARED + r"(?:the\s+)?(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b"
-    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:fiscal\s+|calendar\s+|the\s+)?(?:19|20)\d\d|'\d\d|(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
+    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:fiscal\s+|calendar\s+|the\s+)?(?:19|20)\d\d|'\d\d"
+    r"|(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
 _QUARTER_NUMBER = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+
+
+def _quarter_key(m: re.Match[str]) -> str:
+    """'Q2' for a match whose group 1 is a quarter's ordinal word ('second') or group 2 its digit."""
+    return f"Q{_QUARTER_NUMBER.get((m.group(1) or '').lower(), m.group(2))}"
 
 
 def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[str]]:
@@ -1672,7 +1679,7 @@ def attached_quarter(text: str, end: int) -> tuple[str, int | None] | None:
     m = _QUARTER_AFTER.match(text, end, min(len(text), end + 60))
     if m is None:
         return None
-    return f"Q{_QUARTER_NUMBER.get((m.group(1) or '').lower(), m.group(2))}", int(m.group(3)) if m.group(3) else None
+    return _quarter_key(m), int(m.group(3)) if m.group(3) else None
 
 
 def quarter_apart(claimed: str, b: int, source: str, end: int) -> bool:
@@ -1720,11 +1727,7 @@ def move_end_apart(claimed: str, a: int, source: str, start: int) -> bool:
     theirs = move_end(source, start)
     if theirs is not None:
         return theirs != mine
-    lo = sentence_start(source, start)
-    stop = _SENTENCE_BREAK.search(source, start, min(len(source), start + 300))
-    return any(m.start() != start and move_end(source, m.start()) == mine
-               for m in _FIGURE_TOKEN.finditer(source, lo, stop.start() if stop else min(len(source), start + 300))
-               if not _YEAR.fullmatch(m.group().rstrip(".,")))
+    return any(move_end(source, m.start()) == mine for m in _other_figures(source, start, 0, min(len(source), start + 300)))
 
 
 _MEASURED_FROM = frozenset({"from", "over", "than", "since", "versus", "vs", "against", "compared"})
@@ -1746,11 +1749,16 @@ def later_apart(claim: ClaimRecord, q: Quantity, loaded: LoadedFile, start: int,
             or comparison_base(loaded, start, end):
         return False  # '17% from a year ago' is a change measured from then, not then's figure
     a, b = loaded.line_span(loaded.line_of(start))
-    text = loaded.text
-    stop = _SENTENCE_BREAK.search(text, end, b)
-    return any(not _YEAR.fullmatch(m.group().rstrip(".,")) and comparison_base(loaded, m.start(), m.end())
-               for m in _FIGURE_TOKEN.finditer(text, max(a, sentence_start(text, start)), stop.start() if stop else b)
-               if m.start() != start)
+    return any(comparison_base(loaded, m.start(), m.end()) for m in _other_figures(loaded.text, start, a, b))
+
+
+def _other_figures(text: str, start: int, a: int, b: int) -> Iterator[re.Match[str]]:
+    """The figures other than the one at `start` of its sentence within [a, b) (years left out: '2019.' of
+    'compared to 2019.' is a period, no figure)."""
+    stop = _SENTENCE_BREAK.search(text, start, b)
+    for m in _FIGURE_TOKEN.finditer(text, max(a, sentence_start(text, start)), stop.start() if stop else b):
+        if m.start() != start and not _YEAR.fullmatch(m.group().rstrip(".,")):
+            yield m
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"

@@ -4,10 +4,9 @@ year over year, and one measured from a named year ('compared to 2019') or a nam
 another than the year-over-year one when the sentence tells them apart; a comparison's base stated for last year's
 quarter ('in Q2 of last year', 'in last year's Q2') or the linked quarter is that period's figure, and the figure
 compared with it is no evidence for a claim that places it in that earlier period; the dollar value of orders is
-another figure than their number ('unit net orders'), and 'a 52% increase in our absorption rate' a change in that
-rate, no other thing's; a figure stated for one quarter is no evidence for another quarter's; and the end a move starts from ('from at least $4.20') is not the end it reaches ('to approximately
-$5.10'). Each rule is shown
-with the swaps it must flag and the true claims beside them."""
+another figure than their number ('unit net orders'); a figure stated for one quarter is no evidence for another
+quarter's; and the end a move starts from ('from at least $4.20') is not the end it reaches ('to approximately
+$5.10'). Each rule is shown with the swaps it must flag and the true claims beside them."""
 
 from __future__ import annotations
 
@@ -114,12 +113,9 @@ def test_a_true_claim_is_verified(audit, sentence: str, figure: str) -> None:
     ("Gross margin expanded 60 basis points year over year.", "60 basis points"),
     ("Gross margin expanded 140 basis points sequentially.", "140 basis points"),
     ("Gross margin expanded 140 basis points from the first quarter.", "140 basis points"),
-    # the number of orders for their dollar value, and the reverse; the absorption rate's change for the orders'
+    # the number of orders for their dollar value, and the reverse
     ("The dollar value of net orders increased 46% year-over-year.", "46%"),
     ("Unit net orders rose 64%.", "64%"),
-    ("Net orders increased 52%.", "52%"),
-    ("The dollar value of net orders rose 52%.", "52%"),
-    ("Unit net orders increased by 52%, driven by a 46% increase in the monthly absorption rate.", "46%"),
     # the figures of two quarters exchanged, and another year's quarter
     ("Diluted EPS was $1.87 for the second quarter of 2021, up from $2.14 in the first quarter of 2021.", "$1.87"),
     ("Diluted EPS was $1.87 for the second quarter of 2021, up from $2.14 in the first quarter of 2021.", "$2.14"),
