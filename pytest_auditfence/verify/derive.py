@@ -303,7 +303,11 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     # period ('... on January 1, 2017 and between December 30, 2018 and December 29, 2019 at -43 and -118,
     # respectively'): a 'respectively' list states each item's own figure, no difference of them
     listed = len(claim.quantities or []) >= 2 and RESPECTIVELY.search(claim.claim) is not None
-    ignored = vocabulary.PERIOD_PAIR_CUES if listed or len(claim_subject(claim).periods) < 2 else frozenset()
+    # nor does an average spanning them ('the average rate between 2017-2019', 'from 2017 to 2019'): a mean over
+    # the span, no difference of its ends, unless the claim names a change in words of its own
+    spans_mean = any(f" {w} " in text for w in vocabulary.FORMULA_CUES["mean"])
+    ignored = (vocabulary.PERIOD_PAIR_CUES if listed or spans_mean or len(claim_subject(claim).periods) < 2
+               else frozenset())
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
 
