@@ -292,15 +292,18 @@ def table_cell_quantities(evidence: str) -> list[Quantity]:
     """The figures of table rows read cell by cell: a CSV row ('Transportation equipment,613,636' holds 613
     and 636), pipe, page-text and list rows; a cell holding only '(598)' is a negative, not an enumerator."""
     lines = evidence.splitlines()
-    rows = [*csv.reader(lines), *(_CELL_BREAK.split(line) for line in lines)]
-    cells = [c for row in rows if len(row) > 1 for c in row]  # a line that is no row is prose, read as such
-    return [q for c in dict.fromkeys(c.strip() for c in cells) if c for q in _parse_cell(c)]
+    return _row_cell_quantities([*csv.reader(lines), *(_CELL_BREAK.split(line) for line in lines)])
 
 
 def csv_cell_quantities(text: str) -> list[Quantity]:
     """The figures of the CSV rows of `text` read cell by cell ('Industrial Solutions,80,66,14' holds 80, 66, 14)."""
-    lines = [line for line in text.splitlines() if "," in line]
-    cells = [c for row in csv.reader(lines) if len(row) > 1 for c in row]
+    return _row_cell_quantities(csv.reader(line for line in text.splitlines() if "," in line))
+
+
+def _row_cell_quantities(rows: Iterable[list[str]]) -> list[Quantity]:
+    """The figures of the cells of rows of two cells or more, each distinct cell read once (a line that is no row
+    is prose, read as such)."""
+    cells = [c for row in rows if len(row) > 1 for c in row]
     return [q for c in dict.fromkeys(c.strip() for c in cells) if c for q in _parse_cell(c)]
 
 

@@ -17,7 +17,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -1449,16 +1449,17 @@ def _compared_against(text: str, start: int, end: int, lo: int, hi: int, *, clai
 # a comparison right after a figure ('up 3% versus the prior-year quarter', '60 basis points higher than Q2')
 _COMPARED = r"\s*(?:,\s*)?(?:[a-z]+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with)|than|against)\s+"
 _COMPARED_AFTER = re.compile(r"(?i)" + _COMPARED)
+# a quarter named by its ordinal word (group 1) or digit (group 2), and what places it in the year before
+_QUARTER_NAMED = r"(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b"
+_OF_YEAR_BEFORE = r"(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year"
 _BASE_QUARTER = re.compile(
-    r"(?i)" + _COMPARED + r"(?:the\s+)?(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b"
-    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:fiscal\s+|calendar\s+|the\s+)?(?:19|20)\d\d|'\d\d"
-    r"|(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
-_QUARTER_NUMBER = {"first": "1", "second": "2", "third": "3", "fourth": "4"}
+    r"(?i)" + _COMPARED + r"(?:the\s+)?" + _QUARTER_NAMED +
+    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:fiscal\s+|calendar\s+|the\s+)?(?:19|20)\d\d|'\d\d|" + _OF_YEAR_BEFORE + r"))")
 
 
 def _quarter_key(m: re.Match[str]) -> str:
-    """'Q2' for a match whose group 1 is a quarter's ordinal word ('second') or group 2 its digit."""
-    return f"Q{_QUARTER_NUMBER.get((m.group(1) or '').lower(), m.group(2))}"
+    """'Q2' for a match of `_QUARTER_NAMED` (its ordinal word, 'second', or its digit)."""
+    return ORDINAL_QUARTER[m.group(1).lower()] if m.group(1) else f"Q{m.group(2)}"
 
 
 def _claim_qualifiers(claim: ClaimRecord, q: Quantity) -> dict[str, frozenset[str]]:
@@ -1670,8 +1671,8 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # the quarter a figure is stated for by the words right after it ('$3.41 in the second quarter of 2021', '$0.21 in Q1')
 _QUARTER_AFTER = re.compile(
     r"(?i)\s*(?:per\s+(?:[a-z]+\s+){0,2}?share\s+)?(?:,\s*)?(?:for|in|during)\s+(?:the\s+)?"
-    r"(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b(?:\s*(?:,\s*)?(?:of\s+)?(?:fiscal\s+)?((?:19|20)\d\d)\b)?"
-    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:(?:the\s+)?(?:last|prior|previous|preceding)\s+year|a\s+year))")
+    + _QUARTER_NAMED + r"(?:\s*(?:,\s*)?(?:of\s+)?(?:fiscal\s+)?((?:19|20)\d\d)\b)?"
+    r"(?!\s*(?:,\s*)?(?:of\s+)?(?:" + _OF_YEAR_BEFORE + r"))")
 
 
 def attached_quarter(text: str, end: int) -> tuple[str, int | None] | None:

@@ -92,7 +92,7 @@ _PERIOD = re.compile(
 # a letter-spaced year ('2 0 1 8'), not within a run of spaced digits ('1 2 0 1 8 7'); after a day ('December 31
 # 2 0 1 8' of a header joined from two rows) too
 _SPACED_YEAR = re.compile(r"(?<!\d)(?<!(?<!\d)\d )(?:1 9|2 0) \d \d(?![\d ]*\d)")
-_ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
+ORDINAL_QUARTER = {"first": "Q1", "second": "Q2", "third": "Q3", "fourth": "Q4"}
 
 
 def _year(text: str) -> int:
@@ -166,7 +166,7 @@ def periods_in(text: str) -> frozenset[Period]:
         elif m.group("fy") or m.group("f"):
             found.add((_year(m.group("fy") or m.group("f")), ""))
         elif m.group("ord"):
-            found.add((_year(m.group("oy")), _ORDINAL_QUARTER[m.group("ord").lower()]))
+            found.add((_year(m.group("oy")), ORDINAL_QUARTER[m.group("ord").lower()]))
         elif m.group("y"):
             found.add((int(m.group("y")), ""))
     return frozenset(found)
