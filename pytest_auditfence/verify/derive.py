@@ -14,7 +14,7 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, figure_keys, label_sides, sides_apart,
-    find_atom, label_per_counted, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -77,10 +77,11 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     return ops
 
 
-def spread(claim: ClaimRecord) -> frozenset[Period]:
-    """The periods of a claim that names three or more ('the total from 2017 to 2019'), else none: a sum of two
-    figures of two of them leaves one out (see `derive_figure`)."""
-    periods = claim_subject(claim).periods
+def spread(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
+    """The periods of a claim that names three or more for the figure `q` ('the total from 2017 to 2019'; a listed
+    figure is its own period's, see `listed_subject`), else none: a sum of two figures of two of them leaves one out
+    (see `derive_figure`)."""
+    periods = listed_subject(claim, q).periods
     return periods if len(periods) >= 3 else frozenset()
 
 
@@ -321,7 +322,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     if not ops:
         return None
     per_counted = amount_per_counted(claim, q)
-    own = claim_subject(claim)
+    own = listed_subject(claim, q)  # a listed figure is computed from its own period's cells (see `listed_subject`)
     subject = own
     if ops & {"change", "difference", "mean"} and len(subject.periods) == 1:
         # 'grew 18.6% in FY2024': a change in a period is measured against the period before it; 'the 2019
@@ -389,7 +390,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
     unsigned = _UNSIGNED.search(claim.claim) is not None
-    periods_spread = spread(claim)  # the claim's subject, read once for every group below
+    periods_spread = spread(claim, q)  # the claim's subject, read once for every group below
     # a row the claim names all but a word of, beside a row it names in full as the base of its figure ('the
     # percentage of sales represented by net other income': 'Sales' and 'Other income (expense), net')
     partial = [] if of_wholes else [members[:MAX_GROUP] for row in _partly_named(claim.claim, score, named)
@@ -1370,8 +1371,11 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
     the rest of the claim names ('Net margin was 12.2%, net income divided by revenue': the operands stand
     on the 'net income' and 'revenue' lines, which share no word with 'net margin'), bounded. A table cell of
     another period than the claim's is no operand (two 2018 cells that happen to differ by a 2019 claim's figure;
-    a change in a period is measured against the period before it, so that one is kept for a change of one period)."""
-    subject = claim_subject(claim)
+    a change in a period is measured against the period before it, so that one is kept for a change of one period).
+    A figure of a list is its own period's (see `listed_subject`): a prose figure stated for another period than
+    that one (or the one before, for a change) is no operand of it either."""
+    subject = listed_subject(claim, q)
+    listed = bool(listed_period(claim, q))
     if formula_ops(claim) & {"change", "difference"} and len(subject.periods) == 1:
         # a change in one period is against the one before; a claim naming two periods compares those two
         subject = replace(subject, periods=subject.periods | {(year - 1, part) for year, part in subject.periods})
@@ -1379,7 +1383,9 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
     def own_period(o: Observed) -> bool:
         # nor a cell of the other side of a line item the claim splits ('within one year' for 'after one year')
         label = index.label(o)
-        return label is None or not (other_period(subject, label) or sides_apart(subject.sides, cell_sides(label)))
+        if label is None:
+            return not listed or _prose_period_within(index, o, subject.periods)
+        return not (other_period(subject, label) or sides_apart(subject.sides, cell_sides(label)))
 
     def named(o: Observed) -> bool:
         # a fallback operand is found by words anywhere on its line or by its line alone: a table cell stands for
@@ -1401,6 +1407,13 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
         seen.add((o.file, o.item))
         chosen.append(o)
     return chosen
+
+
+def _prose_period_within(index: SourceIndex, o: Observed, periods: frozenset[Period]) -> bool:
+    """Is a prose figure stated for one of `periods`, or for no period its words attach to it (see `prose_periods`)?"""
+    v = index.quantity(o)
+    stated = prose_periods(index.loaded(o.file).text, v.start, v.end)
+    return not stated or bool(stated & periods)
 
 
 def restated_conversion(

@@ -1780,8 +1780,12 @@ _PRIOR_YEAR_AFTER = re.compile(
 
 RESPECTIVELY = re.compile(r"(?i)\brespectively\b")
 _LISTED_YEAR = re.compile(r"(?<![\d,.$])(?:19[5-9]\d|20\d\d)(?![\d%]|,\d)")
-_LISTED_FIGURE = re.compile(r"[$€£¥]?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s+percent\b)?")
-_CLAUSE_END = re.compile(r"[.!?;](?=\s)|\n\s*\n")  # a captured file wraps long lines: one break is no end
+# (not the digits of a character reference, '&#x27;')
+_LISTED_FIGURE = re.compile(r"(?<![\w#&])[$€£¥]?\(?-?\d[\d,]*(?:\.\d+)?\)?(?:\s?%|\s+percent\b)?")
+# a captured file wraps long lines: one break is no end; a tag, the bounds of a JSON string and the break before a
+# field of a trace file ('    text: ...') are (a table's cells above a paragraph are no figures of its list)
+_CLAUSE_END = re.compile(r"[.!?;](?=\s)|\n\s*\n|<[^<>\n]*>|(?<!\\)\"\s*[:,\]}]\s*\"?"
+                         r"|\n(?=[ \t]*[A-Za-z_][\w -]{0,40}:[ \t])")
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:
@@ -1805,6 +1809,32 @@ def respective_period(text: str, start: int, end: int) -> frozenset[Period]:
     if len(years) < 2 or len(figures) != len(years) or start not in figures:
         return frozenset()
     return frozenset({(years[figures.index(start)][1], "")})
+
+
+# two years joined as the ends of a span or of a comparison ('from 2018 to 2019', 'between 2018 and 2019', '2017-2019',
+# '2019 compared to 2018'): the claim compares them, it lists no period for each figure
+_YEARS_JOINED = re.compile(
+    r"(?i)\b(?:from|between)\s+(?:fiscal\s+(?:years?\s+)?|FY\s*)?(?:19|20)\d\d\s+(?:to|and|through)\b"
+    r"|\b(?:19|20)\d\d\s*[-\u2013]\s*(?:19|20)?\d\d\b|\b(?:compared|versus|vs)\b")
+
+
+def listed_period(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
+    """The one period a claim's 'respectively' list states the figure `q` for, where the claim lists its years one
+    per figure ('15%, 57% and 53% in 2017, 2018 and 2019, respectively': 15% is 2017's, see `respective_period`);
+    empty otherwise, and where two of its years are the ends of a span or a comparison ('the changes in X and Y
+    from 2018 to 2019 were 5 and 7, respectively' lists rows, not periods)."""
+    paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
+    return paired if paired and not _YEARS_JOINED.search(claim.claim) else frozenset()
+
+
+def listed_subject(claim: ClaimRecord, q: Quantity) -> ClaimSubject:
+    """The claim's subject as the figure `q` is stated for it: with the one period the claim's list pairs it with
+    (see `listed_period`), else with every period the claim names. A listed figure is its own period's: computed,
+    it is computed from that period's figures (and the period before, the base of a change), never from the other
+    periods the list names."""
+    subject = claim_subject(claim)
+    paired = listed_period(claim, q)
+    return replace(subject, periods=paired) if paired else subject
 
 
 def respective_rows(claim: ClaimRecord, q: Quantity, subject: ClaimSubject, index: SourceIndex

@@ -56,7 +56,7 @@ def _check_quantity(
         # (see `prose_series`); only where there is none may a pair of the pool give it
         derived, determined = prose_series(claim, q, index, operands, keys)
         if derived is None and not determined:
-            derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim))
+            derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
