@@ -47,6 +47,17 @@ SCALES: dict[str, float] = {
 }
 SCALE_LETTERS = frozenset({"k", "m", "b", "t"})
 
+# The words before 'in thousands' / 'in millions' of a caption that name no line item of their own: the scale they
+# state is the whole table's ('Tabular amounts in millions', 'Dollars in thousands', 'all figures are in millions').
+# Any other word names what it scales ('(shares in thousands, except per share data)', 'headcount in thousands'):
+# where the caption states the table's scale as well, only rows or columns naming that word take it.
+WHOLE_TABLE_SCALE_WORDS = frozenset({
+    "amount", "amounts", "tabular", "dollar", "dollars", "figure", "figures", "number", "numbers", "value", "values",
+    "data", "table", "tables", "information", "all", "are", "is", "be", "were", "was", "stated", "expressed",
+    "presented", "reported", "shown", "given", "except", "unless", "otherwise", "and", "usd", "eur", "gbp", "rmb",
+    "euro", "euros", "pound", "pounds", "yen", "currency", "totals", "balances", "unaudited",
+})
+
 # -- units ------------------------------------------------------------------------------------------------
 
 # (kind, shown unit, factor to the base unit, system, spellings). Base units: C, km, kg, seconds. `system`

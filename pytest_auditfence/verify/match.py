@@ -524,8 +524,40 @@ def cell_sides(label: CellLabel) -> frozenset[tuple[str, str]]:
 
 
 def other_period(subject: ClaimSubject, label: CellLabel) -> bool:
-    """Does the cell belong to another period than every one the claim names?"""
-    return bool(subject.periods and label.periods and not subject.periods & label.periods)
+    """Does the cell belong to another period than every one the claim names? Years its row label names besides
+    its column's period (`named_years`) are the row's name, not the cell's period: a claim naming them and another
+    period is compared by that period ('the Term Loan due July 2022 at December 31, 2019' is no claim about the
+    2018 column of that row); a claim naming only the row's years is left to them, as any period in common."""
+    if not (subject.periods and label.periods):
+        return False
+    named = named_years(label)
+    claimed = subject.periods - named
+    if named and claimed:
+        return not claimed & (label.periods - named)
+    return not subject.periods & label.periods
+
+
+@lru_cache(maxsize=8192)
+def _row_years(row: str) -> frozenset[Period]:
+    return periods_in(row)
+
+
+def named_years(label: CellLabel) -> frozenset[Period]:
+    """The periods a row label names where the cell's column names another period: 'July 2022' of 'Term Loan A
+    Facility due July 2022' under 'December 31, 2019', '2018' of 'Final dividend for the year ended 30 June 2018'
+    under '2019'. They say which row, not when the cell is; none where the row's label is the cell's only period
+    ('Balance at December 31, 2018' beside 'Amount') or its column's period is the row's own."""
+    own = _row_years(label.row)
+    return own if own and label.periods - own else frozenset()
+
+
+def _year_apart(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:
+    """Do two rows differ only by the periods their labels name ('Term Loan A Facility due July 2022' and '... due
+    July 2023'), the claim naming the other row's and none of this one's? Their words alike, the year tells which
+    row the claim is about."""
+    mine, theirs = _row_years(label.row), _row_years(other.row)
+    return bool(mine and theirs and mine != theirs and theirs & subject.periods and not mine & subject.periods
+                and words_besides_periods(label.row) == words_besides_periods(other.row))
 
 
 def day_apart(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -708,7 +740,7 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
         theirs = _shared(subject, other)
         if theirs > shared or sided:
             return True
-        if theirs == shared and _balance_of_another_day(subject, label, other):
+        if theirs == shared and (_balance_of_another_day(subject, label, other) or _year_apart(subject, label, other)):
             return True
         # two rows under one section row ('Interest income' and 'Interest expense' under 'Other income (expense)')
         # share its words alike: the tie is broken by the words of their own labels

@@ -647,6 +647,40 @@ _EXCEPT = re.compile(r"(?i)\bexcept\b")
 _PERCENT_LABEL = re.compile(r"\(%\)|%$|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
 
 
+# a scale stated for one noun of a caption ('shares in thousands'); see vocabulary.WHOLE_TABLE_SCALE_WORDS
+_NAMED_SCALE = re.compile(r"(?i)\b(?P<noun>[a-z]{3,})\s+in\s+(?P<scale>thousands|millions|billions)\b")
+
+
+def named_scales(text: str) -> tuple[tuple[str, float], ...]:
+    """The scales a caption states for what one noun names ('(shares in thousands, except per share data)': shares in
+    thousands), the noun singular and lower-case; none for a scale of the whole table ('Tabular amounts in millions')."""
+    return tuple((_singular(m.group("noun")), vocabulary.SCALES[m.group("scale").lower()])
+                 for m in _NAMED_SCALE.finditer(text) if m.group("noun").lower() not in vocabulary.WHOLE_TABLE_SCALE_WORDS)
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def _whole_table_scale(text: str) -> float | None:
+    """The scale a caption states for the whole table, its scales of one noun left out."""
+    unnamed = _NAMED_SCALE.sub(lambda m: m.group() if m.group("noun").lower() in vocabulary.WHOLE_TABLE_SCALE_WORDS
+                               else " ", text)
+    return quantities.detect_scale_context(unnamed)[0] if unnamed.strip() else None
+
+
+def _named_scale(named: tuple[tuple[str, float], ...], label: str, section: str, columns: tuple[str, ...]) -> float | None:
+    """The scale a caption states for the noun a cell's row, section or column names ('Basic weighted average common
+    shares outstanding' under '(shares in thousands)'); none for a per-share row or column ('... per common share'),
+    whose amounts a count's scale never scales."""
+    text = " ".join([label, section, *columns])
+    if not named or _PER_SHARE.search(text):
+        return None
+    words = {_singular(w) for w in re.findall(r"[A-Za-z]{3,}", text)}
+    return next((scale for noun, scale in named if noun in words), None)
+
+
 def _caption_above(text: str, start: int) -> str:
     """The lines right above a table (its title and '(In millions)' caption), nearest last."""
     head = text[max(0, start - _CAPTION_CHARS):start]
@@ -778,6 +812,16 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     if caption_scale is None and caption_unit is None:
         caption_scale, caption_unit = _stated_scale(text, grid.start)
     except_per_share = bool(_EXCEPT.search(caption + " " + header_text))
+    # a scale the caption states for one noun ('(shares in thousands)') beside one for the whole table ('Tabular
+    # amounts in millions'): rows naming the noun take the first, the others the second; a caption stating only
+    # scales of nouns keeps the first one it states for every row
+    stated_for = " ".join([scale_rows, caption, header_text])
+    named = named_scales(stated_for)
+    whole = _whole_table_scale(stated_for) if named else None
+    if named and whole is not None:
+        caption_scale = whole
+    else:
+        named = ()
     # page text: the right edges of the figure columns, by which a header line whose cells each end over one of
     # them is told from a header over groups of columns
     figure_edges = {_column_range(text, a, b)[1] for row in rows[first_data:] for a, b, t in row if _is_figure(t)} \
@@ -879,7 +923,7 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 # is that quarter of the year: its ordinal is part of its label, and a claim about another quarter
                 # is not about its cell ('second' is a unit word, so the label kept no word of its own)
                 periods = within_year(periods, label)
-            scale, unit = caption_scale, caption_unit
+            scale, unit = _named_scale(named, label, section, columns) or caption_scale, caption_unit
             column_scale, column_unit = quantities.detect_scale_context(" ".join(columns)) if columns else (None, None)
             if column_scale is not None or column_unit is not None:
                 scale = column_scale if column_scale is not None else scale
