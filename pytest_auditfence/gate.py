@@ -212,10 +212,11 @@ def _query_belongs(query: str, claim: str, extra_atoms: str) -> bool:
     wanted = quantities_of(f"{claim} {extra_atoms}")
     if any(contains_quantity(q, found) for q in wanted):
         return True
-    # a search for a CSV row ('Industrial Solutions,80,66,14', whose cells prose reading runs together) holds the
-    # figures of its cells: a formula's operand among them is a figure of the claim. CSV rows only: other rows are
-    # read by prose reading above, and a cell of another row is no operand of the claim by this rule
-    cells = csv_cell_quantities(query)
+    # a search for a CSV row ('Industrial Solutions,80,66,14', whose cells prose reading runs together) or for the
+    # items of a JSON list of lists ('- (197)', one cell a line, which prose reading takes for a list's enumerator)
+    # holds the figures of its cells: a formula's operand among them is a figure of the claim. Those rows only:
+    # other rows are read by prose reading above, and a cell of another row is no operand of the claim by this rule
+    cells = csv_cell_quantities(query) + list_cell_quantities(query)
     return any(contains_quantity(q, cells) for q in wanted)
 
 
@@ -298,6 +299,15 @@ def table_cell_quantities(evidence: str) -> list[Quantity]:
 def csv_cell_quantities(text: str) -> list[Quantity]:
     """The figures of the CSV rows of `text` read cell by cell ('Industrial Solutions,80,66,14' holds 80, 66, 14)."""
     return _row_cell_quantities(csv.reader(line for line in text.splitlines() if "," in line))
+
+
+# the items of a JSON list of lists as capture renders it, one cell a line ('- - Tax exempt interest income', '  - (197)')
+_LIST_ITEM = re.compile(r"^[ \t]*(?:-[ \t]+)+(?=\S)")
+
+
+def list_cell_quantities(text: str) -> list[Quantity]:
+    """The figures of the list items of `text` read as cells ('- (197)' holds -197, not an enumerator)."""
+    return _row_cell_quantities(_LIST_ITEM.split(line) for line in text.splitlines() if _LIST_ITEM.match(line))
 
 
 def _row_cell_quantities(rows: Iterable[list[str]]) -> list[Quantity]:

@@ -12,7 +12,7 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
+    RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, figure_keys, label_sides, sides_apart,
     find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
@@ -1212,7 +1212,6 @@ _NOT_SUBJECT = frozenset(subject_stem(w) for words in vocabulary.FORMULA_CUES.va
                                                                                          "years", "year", "period"))
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n\s*\n")
 _LISTED_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d.,]\d)")
 
 
@@ -1256,7 +1255,7 @@ def prose_series(claim: ClaimRecord, q: Quantity, index: SourceIndex, operands: 
     key: tuple[int, int] | None = None
     for n, o in enumerate(kept):
         v, text = index.quantity(o), index.loaded(o.file).text
-        if n == 0 or o.file != kept[n - 1].file or _SENTENCE_END.search(text, index.quantity(kept[n - 1]).end, v.start):
+        if n == 0 or o.file != kept[n - 1].file or SENTENCE_END.search(text, index.quantity(kept[n - 1]).end, v.start):
             key = (o.file, sentence_start(text, v.start))
         figures.setdefault(key, []).append(o)
     by_sentence: dict[tuple[int, int], dict[Period, list[Observed]]] = {}
@@ -1290,7 +1289,7 @@ def prose_series(claim: ClaimRecord, q: Quantity, index: SourceIndex, operands: 
             continue  # a period missing, or two figures of one period: not the subject's series
         text = index.loaded(f).text
         last = max(index.quantity(found[0]).end for found in series.values())
-        close = _SENTENCE_END.search(text, last)
+        close = SENTENCE_END.search(text, last)
         named = {subject_stem(w) for w in content_words(text[at:close.end() if close else len(text)])}
         if len(subject & named) < min(2, len(subject)):
             continue  # the sentence names too little of the claim's subject

@@ -1906,8 +1906,8 @@ def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:
     lo, hi = _clause(text, start, end)
     if not keys or not RESPECTIVELY.search(text, lo, hi):
         return False
-    sentence_lo = max([m.end() for m in _SENTENCE_BREAK_ONLY.finditer(text, max(0, lo - 2000), lo)] or [max(0, lo - 2000)])
-    stop = _SENTENCE_BREAK_ONLY.search(text, hi, min(len(text), hi + 2000))
+    sentence_lo = max([m.end() for m in SENTENCE_END.finditer(text, max(0, lo - 2000), lo)] or [max(0, lo - 2000)])
+    stop = SENTENCE_END.search(text, hi, min(len(text), hi + 2000))
     sentence = text[sentence_lo:stop.start() if stop else min(len(text), hi + 2000)]
     own_at = lo - sentence_lo
     clauses = [(m.start(), subject_keys(m.group())) for m in re.finditer(r"[^;]+", sentence)]
@@ -1922,7 +1922,9 @@ def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:
     return not (keys & mine) and bool(keys & theirs)
 
 
-_SENTENCE_BREAK_ONLY = re.compile(r"[.!?](?=\s)|\n\s*\n")
+# a sentence ends at a full stop before a space, the text's end or closing markup ('respectively.</p>' of an HTML
+# page: the next paragraph is another sentence), or at a blank line
+SENTENCE_END = re.compile(r"[.!?](?=\s|$|<[/A-Za-z])|\n\s*\n")
 
 
 def _quarters(text: str) -> set[str]:

@@ -737,9 +737,18 @@ def _naming_lead_in(text: str, end: int) -> str:
     return ""
 
 
+def _read_cell(text: str, span: tuple[int, int], read: Callable[[str], str], placed: bool) -> tuple[int, int, str]:
+    """A cell's span and text, less its footnote mark. On page text (`placed`) a header or label cell keeps the span
+    its mark ends ('% of penetration(2)(3)' ends over its column's right edge, as the figures below it do): there
+    the span says where the cell stands; a figure's span is what it cites, without the mark."""
+    a, b = _unmarked(text, *span)
+    cell = read(text[a:b]).strip()
+    return (a, span[1] if placed and not _is_figure(cell) else b, cell)
+
+
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
     read = html.unescape if grid.markup else str
-    rows = [[(a, b, read(text[a:b]).strip()) for a, b in (_unmarked(text, *span) for span in row)] for row in grid.rows]
+    rows = [[_read_cell(text, span, read, grid.right_aligned) for span in row] for row in grid.rows]
     # the first row holding a figure beside its label: past the labels' column, which is the first, or the last where
     # records are rendered as rows ('47 | Chief Financial Officer | Andrew R Kaiser')
     first_data = next(
@@ -857,6 +866,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                         # Value'), standing over one of its group: the k-th group from the right is its k-th cell
                         group = (index_from_right or 0) // (width // len(label_less))
                         cell = label_less[len(label_less) - 1 - group] if group < len(label_less) else ""
+                    if not cell:
+                        cell = _group_over(text, row[len(texts) - len(label_less):], span, figure_edges)
             else:
                 cell = texts[index] if index < len(texts) else ""
                 at = row[index][0] if cell else None
@@ -1201,10 +1212,22 @@ def _per_column(text: str, row: list[tuple[int, int, str]], figure_edges: set[in
     characters), the cells over neighbouring columns, as 'F19   F18' over the first two of four columns? Such a
     line heads those columns one by one, and no others. A header over groups of columns ('December 31, 2019' over
     'Carrying Amount   Fair Value') ends over every other column, or between its group's figures."""
-    columns: list[int] = []  # the figure columns' right edges, those within two characters as one
+    under = _columns_under(text, row, _figure_columns(figure_edges))
+    return under is not None and len(under) >= 2 and under == list(range(under[0], under[0] + len(under)))
+
+
+def _figure_columns(figure_edges: set[int]) -> list[int]:
+    """The figure columns of page text by their right edges, those within two characters as one."""
+    columns: list[int] = []
     for edge in sorted(figure_edges):
         if not columns or edge - columns[-1] > 2:
             columns.append(edge)
+    return columns
+
+
+def _columns_under(text: str, row: list[tuple[int, int, str]], columns: list[int]) -> list[int] | None:
+    """The figure column each filled cell of a header line ends over (right edges within two characters), in order;
+    None when a cell ends over none."""
     under = []
     for a, b, t in row:
         if not t or _is_empty(t):
@@ -1212,9 +1235,31 @@ def _per_column(text: str, row: list[tuple[int, int, str]], figure_edges: set[in
         right = _column_range(text, a, b)[1]
         found = [k for k, edge in enumerate(columns) if abs(right - edge) <= 2]
         if not found:
-            return False
+            return None
         under.append(found[0])
-    return len(under) >= 2 and under == list(range(under[0], under[0] + len(under)))
+    return under
+
+
+def _group_over(text: str, row: list[tuple[int, int, str]], span: tuple[int, int], figure_edges: set[int]) -> str:
+    """The header cell of page text written over the first column of the group it spans, as the grid forms write a
+    spanning header in the first cell it spans (`_spanned`): 'Net additions (losses)' over the first of its two
+    columns, '% of penetration' over the first of the next two. Only where the cells end over figure columns evenly
+    spaced two or more apart, and their groups, each as wide as that spacing, end at the table's last column (a
+    header over the last column of each group leaves the last group short, and is not read so); a column left of the
+    first group has none."""
+    columns = _figure_columns(figure_edges)
+    under = _columns_under(text, row, columns)
+    if under is None or len(under) < 2:
+        return ""
+    stride = under[1] - under[0]
+    if stride < 2 or any(b - a != stride for a, b in zip(under, under[1:])) or under[-1] + stride != len(columns):
+        return ""
+    right = _column_range(text, *span)[1]
+    at = next((k for k, edge in enumerate(columns) if abs(right - edge) <= 2), None)
+    if at is None or at < under[0]:
+        return ""
+    filled = [t for _, _, t in row if t and not _is_empty(t)]
+    return filled[(at - under[0]) // stride]
 
 
 def _over_any(text: str, row: list[tuple[int, int, str]], span: tuple[int, int]) -> bool:
