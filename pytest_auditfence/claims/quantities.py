@@ -11,6 +11,8 @@ import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, methodcaller
 
 from pytest_auditfence.claims import vocabulary
 from pytest_auditfence.errors import AuditFenceError
@@ -1518,6 +1520,15 @@ def spelled_figures(text: str, offset: int = 0) -> list[Quantity]:
 
 # The scales a plain line's figures can carry (`_SCALE_WORDS`), and 1
 PLAIN_SCALES: tuple[float, ...] = tuple(sorted({1.0, *vocabulary.SCALES.values()}))
+# What a plain line must hold for one of its figures to carry a scale other than 1: a scale is read only after a
+# number (`_read_suffix`'s `_SCALE`, one of `_SCALE_WORDS` followed by an ASCII word boundary), or taken from another
+# figure of the line that read one (a range, a list). So a line without a spelling of that scale (as `_SCALE` cuts
+# it, case aside) gives no figure at that scale; the searches may find more (a word ending in 'b' for 'B'), never less.
+SCALE_SPELLINGS: dict[float, re.Pattern[str]] = {
+    scale: re.compile(r"(?ai)(?:" + "|".join(sorted((re.escape(w) for w, v in _SCALE_WORDS.items() if v == scale),
+                                                      key=len, reverse=True)) + r")\b")
+    for scale in sorted(set(_SCALE_WORDS.values())) if scale != 1.0
+}
 _DIGIT_RUN = re.compile(r"\d+")
 # the characters that can follow the leading digits of a `_DIGIT_LED_MASK` match (an empty string is not one)
 _MASK_NEXT = frozenset(" \t\r\x0b\x0c-–—/.:'’sQH()nrtAaPp")
@@ -1661,11 +1672,9 @@ _PLAIN_TOKEN = re.compile(
 # one at every digit run, and reads the runs after it as inside that mask (the digit before is tested per hit)
 _INNER_MASK = re.compile(rf"[.,](?={_GATED_MASK})")
 # line-level risks of `plain_runs`, each found by a search whose first character is rare (C speed): what is not
-# ASCII, '/', '@', ':' before a digit, emphasis after one ('*', '_': the digit is tested per hit)
+# ASCII, ':' before a digit ('/', '@' and emphasis after a digit, '*' or '_', are single characters: `str.find`)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]")
-_SLASH_AT = re.compile(r"[/@]")
 _COLON_DIGIT = re.compile(r":\d")
-_EMPHASIS_MARK = re.compile(r"[*_]")
 _WWW_IN = re.compile(r"(?i:www\.| in\.)")
 # a line break after an ASCII digit, a space or a tab (a search for the break itself, at C speed): the lines
 # `_wrapped_tail` may accept (the last character before the break one of these)
@@ -1733,9 +1742,12 @@ class PlainRuns:
                 cont = _CONTINUATION.match(text, at + 1)
                 if cont is not None and not _KEY_VALUE.match(cont.group(0)):
                     risky.add(line)
-        self.values = array("d", [float(num.replace(",", "")) for num in values])
-        self.decimals = array("B", [0 if (point := num.find(".")) < 0 else min(len(num) - point - 1, 255)
-                                    for num in values])
+        # read at C speed: the numbers (digits, commas and one point at most: no space) joined by spaces, their commas
+        # dropped once and split again; the decimals shown are the length after the point (none: 0), at most 255
+        numbers = " ".join(values).replace(",", "").split()
+        self.values = array("d", map(float, numbers))
+        self.decimals = array("B", map(min, map(len, map(itemgetter(2), map(methodcaller("partition", "."), numbers))),
+                                       repeat(255)))
         self.offsets = offsets
         self.risky = risky
         self._line_risks()
@@ -1753,10 +1765,13 @@ class PlainRuns:
             lowered = text.lower()
             for needle in ("www.", " in."):
                 self._lines_of(_found(lowered, needle))
-        self._lines_of(m.start() for m in _SLASH_AT.finditer(text))
+        # single characters by `str.find` (a search of the bytes, faster than the regex's scan of a class)
+        for needle in "/@":
+            self._lines_of(_found(text, needle))
         self._lines_of(m.start() for m in _COLON_DIGIT.finditer(text))
         self._lines_of(m.start() for m in _INNER_MASK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
-        self._lines_of(m.start() for m in _EMPHASIS_MARK.finditer(text) if m.start() and text[m.start() - 1].isdecimal())
+        for needle in "*_":
+            self._lines_of(at for at in _found(text, needle) if at and text[at - 1].isdecimal())
         runs = set(text.encode("utf-8", "replace").translate(LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
         # can `number_word_lines` keep a line of the text? (not without one of these letter runs)

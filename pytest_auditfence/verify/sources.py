@@ -248,6 +248,12 @@ class FileIndex:
             self.append(q, line)
         FileIndex.parsed_late += 1
 
+    def spells(self, k: int, pattern: re.Pattern[str]) -> bool:
+        """Does the k-th deferred line hold a match of `pattern` (searched in the line's text alone)?"""
+        start = self._line_starts()[self.deferred[k] - 1]
+        end = self.text.find("\n", start)
+        return pattern.search(self.text[start:len(self.text) if end < 0 else end]) is not None
+
     def materialize_all(self) -> None:
         """Parse every deferred line (a file read whole, as before the lazy front)."""
         for k in range(len(self.deferred)):
@@ -1045,13 +1051,17 @@ class SourceIndex:
             files = self.files
             for scale in quantities.PLAIN_SCALES:
                 centre = v / scale
+                # a line reached at a scale other than 1 is parsed only where it spells that scale: without the word,
+                # none of its figures carries the scale (`quantities.SCALE_SPELLINGS`), and a figure of it at another
+                # scale that is near the value is reached at that scale
+                spelled = quantities.SCALE_SPELLINGS.get(scale)
                 for decimals, (fence, rows, in_file, places, number) in enumerate(self._runs):
                     half = reach / scale + 0.5 * 10.0 ** -decimals
                     for j in range(_fenced(fence, rows, number, centre - half, False),
                                    _fenced(fence, rows, number, centre + half, True)):
                         fi = files[in_file[j]]
                         k = fi.run_line(places[j])
-                        if not fi._done[k]:
+                        if not fi._done[k] and (spelled is None or fi.spells(k, spelled)):
                             fi.materialize(k)
         if self._seen_late != FileIndex.parsed_late:
             self._take_late()

@@ -480,13 +480,25 @@ _CSV_LINE = re.compile(r'(?m)^(?=[^\n,]*,)(?:(?=[^\n]*")|(?![^\n]*(?:\||, |(?:^|
                        r'[^\n]*')
 
 
+def _csv_lines(text: str) -> Iterator[re.Match[str]]:
+    """`_CSV_LINE.finditer(text)`: its match tried at the start of each line holding a comma alone, the lines between
+    passed over by `str.find` (a search of the whole text tried the pattern at every character)."""
+    at = text.find(",")
+    while at >= 0:
+        found = _CSV_LINE.match(text, text.rfind("\n", 0, at) + 1)
+        if found is not None:
+            yield found
+        end = text.find("\n", at)
+        at = text.find(",", end + 1) if end >= 0 else -1
+
+
 def _csv_grids(text: str) -> list[_Grid]:
     if "," not in text:
         return []
     grids: list[_Grid] = []
     current: _Grid | None = None
     after = -1  # where the line after the last line found starts: a line found there goes on with its grid
-    for found in _CSV_LINE.finditer(text):
+    for found in _csv_lines(text):
         pos, line = found.start(), found.group()
         if pos != after:
             current = None  # a line without cells came between

@@ -19,16 +19,20 @@ from test_compact_index import _bench_corpus
 
 
 def _expected_lines(index: SourceIndex, value: float, tolerance: float) -> set[tuple[int, int]]:
-    """(file, deferred line) of every number of every file within `_reach`'s bound of `value`, by brute force."""
+    """(file, deferred line) of every number of every file within `_reach`'s bound of `value`, at 1 or at a scale its
+    line spells (stop 29: `quantities.SCALE_SPELLINGS`), by brute force."""
     v = abs(value)
     reach = tolerance + 2e-9 * max(1.0, v)
     found = set()
     for f, fi in enumerate(index.files):
+        lines = fi.text.split("\n")
         for place, (number, decimals) in enumerate(zip(fi.runs, fi.run_decimals)):
             k = fi.run_line(place)
             decimals = min(decimals, _RUN_DECIMALS - 1)
             for scale in quantities.PLAIN_SCALES:
-                if abs(number - v / scale) <= reach / scale + 0.5 * 10.0 ** -decimals:
+                spelled = quantities.SCALE_SPELLINGS.get(scale)
+                if abs(number - v / scale) <= reach / scale + 0.5 * 10.0 ** -decimals and (
+                        spelled is None or spelled.search(lines[fi.deferred[k] - 1])):
                     found.add((f, k))
     return found
 
