@@ -207,6 +207,7 @@ _UNIT_WORD = re.compile(
 _EMPHASIS = re.compile(r"[*_]{1,3}")
 _FRACTION = re.compile(r"/(?P<den>\d{1,3})(?![\d/])")
 _UNIT_NUMBER_WORDS = vocabulary.NUMBER_WORDS
+_DIGIT_VALUES = {**{w: i for w, i in _UNIT_NUMBER_WORDS.items() if i < 10}, "oh": 0}
 _TEN_WORDS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()) if i >= 2}
 # matched on the lower-cased text (same offsets) except where lowering changes the length; the lookahead of the
 # words' first letters lets the search skip to where one can start (a scan of a whole source: 2.5x faster)
@@ -214,6 +215,72 @@ _NUMBER_WORDS = re.compile(
     "(?=[" + "".join(sorted({w[0] for w in [*_TEN_WORDS, *_UNIT_NUMBER_WORDS]})) + r"])\b(?:(?:" + "|".join(_TEN_WORDS) + r")(?:[- ](?:" + "|".join(list(_UNIT_NUMBER_WORDS)[1:10])
     + r"))?|" + "|".join(sorted(_UNIT_NUMBER_WORDS, key=len, reverse=True)) + r")(?:\s+hundred)?\b"
 )
+
+# what follows a whole number written out and makes it another: a decimal's digits ('eighty-five point two') or a
+# fraction ('two and a half'); the value a fraction word adds, and the tolerance the figure is shown to
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?![-\w])"
+_POINT_DIGITS = re.compile(r"[ \t]+point((?:[ \t]+" + _DIGIT_WORD + r")+)")
+_AND_FRACTION = re.compile(r"[ \t]+and[ \t]+an?[ \t]+(half|third|quarter)(?![-\w])")
+_FRACTION_WORDS = {"half": (0.5, 0.05), "third": (1 / 3, 0.05), "quarter": (0.25, 0.005)}
+# a fraction of the scale word after it ('half a million', 'a half million', 'a quarter of a million'): the scale and
+# any unit are read after it as after a number
+_SCALED_FRACTION = re.compile(
+    r"\b(?:(?:a[ \t]+)?(?P<half>half)(?:[ \t]+an?)?|(?P<quarter>a[ \t]+quarter)(?:[ \t]+of[ \t]+a)?"
+    r"|(?P<three>three[ \t-]+quarters)[ \t]+of[ \t]+a)(?=[ \t]+(?:thousand|million|billion|trillion)\b)")
+
+
+# a fraction of a whole thing named after it ('a third of', 'two-thirds of', 'three-quarters of'); not 'half of' (prose:
+# 'half of the sauce') nor 'a quarter of' (also a period), nor a fraction of a scale word ('a third of a million')
+_WHOLE_FRACTION = re.compile(
+    r"\b(?:(?P<count>a|one)[ \t\u2010-]+(?P<part>third)|one[ \t\u2010-]+(?P<quarter>quarter)"
+    r"|(?P<many>two|three)[ \t\u2010-]+(?P<parts>thirds|quarters))(?=[ \t]+of\b)"
+    r"(?![ \t]+of[ \t]+an?[ \t]+(?:thousand|million|billion|trillion)\b)")
+
+
+def spelled_numbers(lowered: str) -> list[tuple[int, int, float, float]]:
+    """(start, end, value, tolerance as shown) of each number `lowered` (a lower-cased text) writes out, in order: a
+    whole number ('twenty-five', 'two hundred'), a decimal ('eighty-five point two': 85.2, shown to 0.05), a whole
+    number and a fraction ('two and a half': 2.5) and a fraction before a scale word ('half a million': 0.5 before
+    'million'). The digit words of a decimal are no numbers of their own; a lone 'point five' is left unread."""
+    fractions = [(m.start(), m.end(), *(
+        (0.5, 0.05) if m.group("half") else (0.25, 0.005) if m.group("quarter") else (0.75, 0.005)))
+        for m in _SCALED_FRACTION.finditer(lowered)] if "half" in lowered or "quarter" in lowered else []
+    out: list[tuple[int, int, float, float]] = []
+    end = -1
+    for m in _NUMBER_WORDS.finditer(lowered):
+        if m.start() < end or any(a <= m.start() < b for a, b, *_ in fractions):
+            continue  # a digit of a decimal read already, or the 'three' of 'three quarters of a million'
+        value = _word_value(m.group(0))
+        if value is None or _SPELLED_POINT.search(lowered, max(0, m.start() - 12), m.start()):
+            continue
+        end, tolerance = m.end(), 0.5
+        point = _POINT_DIGITS.match(lowered, end)
+        fraction = _AND_FRACTION.match(lowered, end) if point is None else None
+        if point is not None:
+            digits = "".join(str(_DIGIT_VALUES[w]) for w in point.group(1).split())
+            value, tolerance, end = value + float("0." + digits), 0.5 * 10.0 ** -len(digits), point.end()
+        elif fraction is not None:
+            part, tolerance = _FRACTION_WORDS[fraction.group(1)]
+            value, end = value + part, fraction.end()
+        out.append((m.start(), end, value, tolerance))
+    return sorted([*out, *(f for f in fractions if not any(a <= f[0] < b for a, b, *_ in out))])
+
+
+# a number written out (`spelled_numbers`' whole numbers, decimals and whole numbers with a fraction) as a pattern
+# other patterns embed, any case; not a lone 'one' or 'zero' ('rose 12% to one of its best levels'), nor a number
+# of things named after it ('two of our plants')
+SPELLED_NUMBER = (
+    r"(?i:(?!(?:one|zero)\b(?![ \t]+(?:point|and|hundred)\b))" + _NUMBER_WORDS.pattern
+    + r"(?:[ \t]+point(?:[ \t]+" + _DIGIT_WORD + r")+|[ \t]+and[ \t]+an?[ \t]+(?:half|third|quarter)(?![-\w]))?"
+    r"(?![ \t]+of\b))"
+)
+
+
+def spelled_value(words: str) -> float | None:
+    """The value of `words` when they are one number written out, as `SPELLED_NUMBER` matches it, else None."""
+    found = spelled_numbers(words.lower())
+    return found[0][2] if len(found) == 1 and found[0][:2] == (0, len(words)) else None
+
 
 def _word_value(words: str) -> float | None:
     parts = re.split(r"[- \t\n]+", words.lower())
@@ -468,21 +535,18 @@ class _Parser:
         """Numbers written as words that carry a unit, percent or scale ("six hours", "two to three days",
         "five percent", "two million"); a bare "one" or "two" is prose, not a quantity."""
         text = self.text
-        found: list[tuple[int, int, float, _Suffix | None]] = []
+        found: list[tuple[int, int, float, float, _Suffix | None]] = []
         lowered = text.lower()
         if len(lowered) != len(text):
             lowered = text  # a few characters change length when lowered: read only lower-case words there
-        for m in _NUMBER_WORDS.finditer(lowered):
-            value = _word_value(m.group(0))
-            if value is None or _SPELLED_POINT.search(lowered, max(0, m.start() - 12), m.start()):
-                continue
-            suffix = _suffix(text, m.end(), None)
-            found.append((m.start(), m.end(), value, suffix if suffix.end > m.end() else None))
+        for start, end, value, shown in spelled_numbers(lowered):
+            suffix = _suffix(text, end, None)
+            found.append((start, end, value, shown, suffix if suffix.end > end else None))
         out: list[Quantity] = []
-        for i, (start, end, value, suffix) in enumerate(found):
-            if suffix is None and i + 1 < len(found) and found[i + 1][3] is not None:
+        for i, (start, end, value, shown, suffix) in enumerate(found):
+            if suffix is None and i + 1 < len(found) and found[i + 1][4] is not None:
                 if _LIST_GAP.fullmatch(text, end, found[i + 1][0]):
-                    suffix = found[i + 1][3]
+                    suffix = found[i + 1][4]
                     suffix = _Suffix(end, suffix.kind, suffix.unit, suffix.factor, suffix.offset, suffix.scale)
             if suffix is None:
                 # a range whose other end is written in digits: 'five to 10 minutes'
@@ -502,10 +566,18 @@ class _Parser:
             q = Quantity.model_construct(
                 text=text[start:suffix.end], start=start + self.offset, end=suffix.end + self.offset,
                 value=value * scale * factor + suffix.offset, kind=kind, unit=unit, scale=scale,
-                tolerance=0.5 * scale * abs(factor), negative=False,
+                tolerance=shown * scale * abs(factor), negative=False,
             )
             out.append(q)
-        return out
+        for m in _WHOLE_FRACTION.finditer(lowered) if "third" in lowered or "quarter" in lowered else ():
+            # a fraction of a whole ('two-thirds of revenue') is its share in percent, to the whole percent
+            count = _UNIT_NUMBER_WORDS[m.group("many")] if m.group("many") else 1
+            share = 100.0 * count / (3 if (m.group("part") or m.group("parts") or "").startswith("third") else 4)
+            out.append(Quantity.model_construct(
+                text=text[m.start():m.end()], start=m.start() + self.offset, end=m.end() + self.offset, value=share,
+                kind="percent", unit="%", scale=1.0, tolerance=0.5, negative=False,
+            ))
+        return sorted(out, key=lambda x: x.start)
 
     def _distribute(self, out: list[Quantity]) -> list[Quantity]:
         """"6, 12 or 18 months", "10, 20 and 30%": bare numbers of a list take the unit of its last item."""
@@ -1437,8 +1509,10 @@ def parse_prose_line(text: str, start: int, end: int) -> list[Quantity]:
 
 
 def holds_number_word(text: str) -> bool:
-    """Does `text` hold a number written as a word ('five', 'twenty', 'a hundred' aside)?"""
-    return _NUMBER_WORDS.search(text.lower()) is not None
+    """Does `text` hold a number written as a word ('five', 'twenty', 'a hundred' aside) or a fraction ('half a
+    million', 'a third of')?"""
+    lowered = text.lower()
+    return any(p.search(lowered) is not None for p in (_NUMBER_WORDS, _SCALED_FRACTION, _WHOLE_FRACTION))
 
 
 _PROSE_NUMBER_WORDS = frozenset({"zero", "one"})
@@ -1450,22 +1524,39 @@ _PROSE_NUMBER_WORDS = frozenset({"zero", "one"})
 NUMBER_LINE_WORDS = frozenset({*_UNIT_NUMBER_WORDS, *_TEN_WORDS, "hundred"} - _PROSE_NUMBER_WORDS)
 
 
+# what makes a 'one' a figure: a decimal point, a fraction, a scale, percent or currency word after it ('one point
+# five', 'one and a half', 'one billion dollars', 'one percent'); the letter runs of those words
+_ONE_AS_FIGURE = re.compile(r"[ \t]+(?:point|and[ \t]+an?[ \t]+half|thousand|million|billion|trillion|percent|per[ \t]+cent"
+                            r"|dollars?)\b")
+ONE_FIGURE_WORDS = frozenset({"point", "half", "thousand", "million", "billion", "trillion", "percent", "cent",
+                              "dollar", "dollars", "quarter"})
+
+
 def number_word_lines(text: str) -> Iterator[tuple[int, int]]:
-    """(start, end) of each line of `text` that holds a number from two up written as a word, in order, each once
-    ('one' is prose far more often than a figure: 'one of the', 'no one')."""
+    """(start, end) of each line of `text` that holds a number written as a word, in order, each once: from two up,
+    'one' only as a figure ('one billion dollars'; 'one' is prose far more often: 'one of the', 'no one'), and a
+    fraction of a scale word ('half a million')."""
     lowered = text.lower()
     if len(lowered) != len(text):
         lowered = text
+    found = [m.span() for m in _NUMBER_WORDS.finditer(lowered)
+             if m.group() not in _PROSE_NUMBER_WORDS or _ONE_AS_FIGURE.match(lowered, m.end())]
+    if "half" in lowered or "quarter" in lowered or "third" in lowered:
+        found = sorted([*found, *(m.span() for pattern in (_SCALED_FRACTION, _WHOLE_FRACTION)
+                                  for m in pattern.finditer(lowered))])
     end = -1
-    for m in _NUMBER_WORDS.finditer(lowered):
-        if m.start() < end or m.group() in _PROSE_NUMBER_WORDS:
+    for at, until in found:
+        if at < end:
             continue
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", until)
         end = len(text) if end < 0 else end
         yield start, end
 
 
+# the words between the two ends of a range of counts ('four to fifteen stores', 'between two and five plants')
+_COUNT_RANGE_GAP = re.compile(r"[ \t]*(?:to|through|-|\u2013|and)[ \t]*")
+_BETWEEN_WORD = re.compile(r"(?i)\bbetween[ \t]+$")
 # a spelled number right before a scale word is an amount ('ten thousand people', 'two dozen stores'), no count
 _SCALED_AFTER = re.compile(r"(?i)[ \t]+(?:hundred|thousand|million|billion|trillion|dozen)s?\b")
 
@@ -1479,15 +1570,23 @@ def spelled_counts(text: str, offset: int = 0) -> list[Quantity]:
     if len(lowered) != len(text):
         lowered = text  # as `_Parser._spelled`: only lower-case words where lowering changes the length
     out: list[Quantity] = []
-    for m in _NUMBER_WORDS.finditer(lowered):
-        start, end = m.span()
+    numbers = [n for n in spelled_numbers(lowered) if n[3] == 0.5]  # whole numbers: no 'two and a half stores'
+    for i, (start, end, value, _) in enumerate(numbers):
         if start and text[start - 1] in "-\u2010" or text[end:end + 1] in ("-", "\u2010"):
             continue
-        value = _word_value(m.group(0))
-        if value is None or value < 2 or _SCALED_AFTER.match(text, end):
+        if value < 2 or _SCALED_AFTER.match(text, end):
             continue
         if vocabulary.COUNTED_NOUN.match(text, end) is None:
             continue
+        if i and numbers[i - 1][2] >= 1 and _COUNT_RANGE_GAP.fullmatch(text, numbers[i - 1][1], start) is not None and (
+                text[numbers[i - 1][1]:start].strip() != "and"
+                or _BETWEEN_WORD.search(text, max(0, numbers[i - 1][0] - 9), numbers[i - 1][0])):
+            first, until, low, _ = numbers[i - 1]  # the first end of a range of counts: 'four to fifteen stores'
+            if not (first and text[first - 1] in "-\u2010") and (not out or out[-1].end <= first + offset):
+                out.append(Quantity.model_construct(
+                    text=text[first:until], start=first + offset, end=until + offset, value=low, kind="number",
+                    unit=None, scale=1.0, tolerance=0.5, negative=False,
+                ))
         out.append(Quantity.model_construct(
             text=text[start:end], start=start + offset, end=end + offset, value=value, kind="number", unit=None,
             scale=1.0, tolerance=0.5, negative=False,
@@ -1687,6 +1786,10 @@ _MASK_INNER_RISK = re.compile(r"\d[.,:]\d|\n")
 LETTERS_ONLY = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _RISK_WORDS_B = frozenset(w.encode() for w in _RISK_WORDS if w.isascii())
 _NUMBER_LINE_WORDS_B = frozenset(w.encode() for w in NUMBER_LINE_WORDS)
+# a 'one' or a fraction is a figure only with one of `ONE_FIGURE_WORDS` after it ('one billion', 'half a million'),
+# or as 'a third of' / 'one-quarter of' (a 'two-thirds' or 'three-quarters' holds a number word of its own)
+_FIGURE_LEADS_B = frozenset({b"one", b"half", b"quarter", b"quarters"})
+_ONE_FIGURE_WORDS_B = frozenset(w.encode() for w in ONE_FIGURE_WORDS)
 _FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
 _FACTOR_SYMBOLS_B = frozenset(w.encode() for w in _FACTOR_SYMBOLS if w.isascii())
 
@@ -1775,7 +1878,8 @@ class PlainRuns:
         runs = set(text.encode("utf-8", "replace").translate(LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
         # can `number_word_lines` keep a line of the text? (not without one of these letter runs)
-        self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B)
+        self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B) or b"third" in lower_runs or (
+            not lower_runs.isdisjoint(_FIGURE_LEADS_B) and not lower_runs.isdisjoint(_ONE_FIGURE_WORDS_B))
         # a number word or a currency word with a factor: any letter run of the line, lower-cased
         words = lower_runs & _RISK_WORDS_B
         if words:

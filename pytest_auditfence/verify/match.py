@@ -1303,7 +1303,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     return kept
 
 
-_NUMBER = r"([$€£¥]?)\(?(\d[\d,]*(?:\.\d+)?)\)?(\s?%|\s+percent\b)?"
+# a range's end, in digits or written out ('between five and seven percent')
+_NUMBER = r"([$€£¥]?)\(?(\d[\d,]*(?:\.\d+)?|" + quantities.SPELLED_NUMBER + r")\)?(\s?%|\s+percent\b)?"
 _SCALE_WORD = r"(?:\s+(?:thousand|million|billion|trillion))?"
 _BARE = re.compile(r"\(?\d[\d,]*(?:\.\d+)?\)?")
 _RANGE_AFTER = re.compile(r"\s?(?:-|–|to|through)\s?" + _NUMBER)
@@ -1328,11 +1329,14 @@ def range_ends(text: str, start: int, end: int) -> dict[str, float]:
     between = _BETWEEN.search(text, max(0, start - 12), start) is not None
     after = _RANGE_AFTER.match(text, end) or (_AND_AFTER.match(text, end) if between else None)
     before = _RANGE_BEFORE.search(text, max(0, start - 40), start) or _BETWEEN_BEFORE.search(text, max(0, start - 60), start)
-    bare = _BARE.fullmatch(figure) is not None  # '4' of '4-7%' takes its partner's unit
+    # '4' of '4-7%' takes its partner's unit, as 'five' of 'between five and seven percent' does
+    bare = _BARE.fullmatch(figure) is not None or quantities.spelled_value(figure) is not None
     ends: dict[str, float] = {}
     for side, m in (("after", after), ("before", before)):
         if m is not None and (not m.group(1) or money or bare) and (not m.group(3) or percent or bare):
-            ends[side] = float(m.group(2).replace(",", ""))
+            value = quantities.spelled_value(m.group(2)) if m.group(2)[:1].isalpha() else float(m.group(2).replace(",", ""))
+            if value is not None:
+                ends[side] = value
     return ends
 
 

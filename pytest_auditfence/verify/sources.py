@@ -1092,14 +1092,15 @@ class SourceIndex:
 
     def spelled_near(self, value: float, tolerance: float) -> list[tuple[int, Quantity]]:
         """(file, figure) of the figures the sources write as words ('open five new stores', 'twenty percent' on a
-        line without digits) within both tolerances of `value`, in source order. Apart from the index's own figures
+        line without digits) within either tolerance of `value`, in source order. Apart from the index's own figures
         and built on first use (`_spelled_column`): a lookup asks it only when no figure of the index matched, so
         the evidence of every figure the index holds is what it was."""
         column = self.memo.get(_SPELLED)
         if column is None:
             column = self.memo[_SPELLED] = _spelled_column(self)
         slack = 1e-9 * max(1.0, abs(value))
-        return [(f, q) for f, q in column if abs(q.value - value) <= tolerance + q.tolerance + slack]
+        # the looser of the two tolerances, not their sum: 'one billion' (to 0.5 billion) is not near 'two billion'
+        return [(f, q) for f, q in column if abs(q.value - value) <= max(tolerance, q.tolerance) + slack]
 
     def with_words(self, words: Sequence[str], *, limit: int = 50) -> list[tuple[int, Observed]]:
         """The `limit` observations on lines holding most of `words`, best first, then in source order (memoised
@@ -1131,20 +1132,17 @@ _SPELLED = "spelled figures"  # the memo key of `SourceIndex.spelled_near`'s col
 
 
 def _spelled_column(index: SourceIndex) -> list[tuple[int, Quantity]]:
-    """The figures written as words of each source, by line: counts before their noun on any line, and on a line
-    without digits (which the index's scanner never reads) the spelled figures with a percent, currency or scale
-    too; a line with digits has those read by the index already."""
+    """The figures written as words of each source, by line: counts before their noun, and spelled figures with a
+    percent, currency or scale (`quantities.spelled_figures`). On a line with digits the index holds those of its
+    spelled figures that hold a number word already (not a fraction: 'a third of revenue in 2021'); the column is
+    asked only where no figure of the index matched, so a figure in both is never offered twice."""
     column: list[tuple[int, Quantity]] = []
     for f in range(len(index.sources)):
         if not index.files[f].number_words:
             continue  # no letter run of the text is a number word: no line to read
         text = index.loaded(f).text
         for start, end in quantities.number_word_lines(text):
-            line = text[start:end]
-            if any(c.isdigit() for c in line):
-                column.extend((f, q) for q in quantities.spelled_counts(line, start))
-            else:
-                column.extend((f, q) for q in quantities.spelled_figures(line, start))
+            column.extend((f, q) for q in quantities.spelled_figures(text[start:end], start))
     return column
 
 

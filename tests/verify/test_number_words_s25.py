@@ -66,7 +66,7 @@ def test_a_figure_no_source_states_is_not_flagged(audit, sentence: str, figure: 
 @pytest.mark.parametrize("text, counts", [
     ("acquire five stores and one collision center", [5.0]),
     ("Twenty-five people joined", [25.0]),
-    ("four to fifteen stores", [15.0]),
+    ("four to fifteen stores", [4.0, 15.0]),  # both ends of a range of counts (stop 29)
     ("two-thirds of people", []),
     ("the twenty-first century stores", []),
     ("ten thousand people", []),
