@@ -343,6 +343,7 @@ def subject_problem(claim: str, evidence: str, *, context: str = "") -> str | No
 
 
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
+_COMPARE = {ast.Gt: operator.gt, ast.Lt: operator.lt, ast.GtE: operator.ge, ast.LtE: operator.le}
 
 
 def _evaluate(node: ast.AST, values: list[float]) -> float:
@@ -359,6 +360,9 @@ def _evaluate(node: ast.AST, values: list[float]) -> float:
         return float(base ** exponent)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return -_evaluate(node.operand, values)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
+        # a count of the figures that pass a threshold ('(v0 > v2) + (v1 > v2)'): each comparison counts 1 or 0
+        return float(_COMPARE[type(node.ops[0])](_evaluate(node.left, values), _evaluate(node.comparators[0], values)))
     if isinstance(node, ast.Name) and re.fullmatch(r"v\d+", node.id):
         return values[int(node.id[1:])]
     raise ValueError("not arithmetic over the formula's figures")

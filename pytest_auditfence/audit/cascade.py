@@ -1114,11 +1114,13 @@ def _by_path(records: Iterable[FileRecord]) -> list[FileRecord]:
 
 def _atoms(claim: ClaimRecord) -> list[ClaimRecord]:
     """One single-atom claim per quantity and quote, so each is traced along its own path."""
-    from pytest_auditfence.verify import _is_weak
+    from pytest_auditfence.verify import _is_weak, counted
 
     atoms: list[ClaimRecord] = []
     for q in claim.quantities:
         if _is_weak(q):  # proves nothing on its own; the verifier does not check it either
+            continue
+        if counted(claim, q):  # a count's threshold: a constant of the count the verifier checks, no figure of data
             continue
         atoms.append(claim.model_copy(update={"quantities": [q], "quotes": [], "references": []}))
     for qt in claim.quotes:

@@ -7,7 +7,7 @@ Stages, one module each, in the order data flows: `sources` (files read into loc
 
 from __future__ import annotations
 
-from pytest_auditfence.verify.derive import DERIVE_POOL
+from pytest_auditfence.verify.derive import DERIVE_POOL, counted
 from pytest_auditfence.verify.match import SHORT_LINE, find_atom, near_subject, subject_keys
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, is_weak
 from pytest_auditfence.verify.references import resolve_reference
@@ -20,6 +20,6 @@ _is_weak = is_weak
 
 __all__ = [
     "CONVERSION_SLACK", "DERIVE_POOL", "SEVERITY", "SHORT_LINE", "WEAK_LIMIT", "Atom", "AtomMatch", "FileIndex",
-    "IndexCache", "SourceIndex", "content_words", "find_atom", "is_weak", "near_subject", "resolve_reference",
+    "IndexCache", "SourceIndex", "content_words", "counted", "find_atom", "is_weak", "near_subject", "resolve_reference",
     "subject_keys", "verify_claim",
 ]

@@ -15,6 +15,7 @@ import pytest
 
 from test_false_alarms_s14 import _check
 from test_table_captions_s16 import FORMS, _page, table_auditor
+from test_tables_s28 import ALL_FORMS
 from tool_runs import one_section_auditor
 
 from pytest_auditfence.verify.tables import read_tables
@@ -37,6 +38,14 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Tax exempt interest income", "(184)", "(96)", "(215)"],
         ["Other, net", "(812)", "(507)", "(688)"]],
         "The differences between income tax expense at the effective rate and at the statutory rate were as follows:"),
+    # three years of one row each: a count of the years in which a row's figure passes a threshold
+    "regions": ("Table 3 Net sales by region (in thousands)", [
+        ["", "2019", "2019 % of total", "2018", "2018 % of total", "2017", "2017 % of total"],
+        ["Americas", "$241,310", "21.4%", "$198,450", "19.9%", "$205,120", "22.0%"],
+        ["Europe", "$512,880", "45.5%", "$480,200", "48.1%", "$402,960", "43.2%"],
+        ["Asia Pacific", "372,505", "33.1%", "319,730", "32.0%", "324,615", "34.8%"],
+        ["Total net sales", "$1,126,695", "100.0%", "$998,380", "100.0%", "$932,695", "100.0%"]],
+        "Net sales by the region of the customer."),
 }
 
 
@@ -129,3 +138,29 @@ def test_a_mean_of_negative_cells_passes_the_gate_in_every_form(audit, form: str
             ("The average tax exempt interest income was -$669 thousand.", "-$669 thousand"),  # the row below's
             ("The average tax exempt interest income was -$165 million.", "-$165 million")])  # the wrong scale
 
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_count_of_the_years_a_row_passes_a_threshold_is_counted(audit, form: str) -> None:
+    # Americas over $200,000 thousand: 2019 and 2017, not 2018 (198,450); the count was never checked (unverifiable)
+    _check(audit, form, "regions",
+           [("In answer to how many years did net sales from Americas exceed $200,000 thousand, the figure is 2.", "2."),
+            ("The number of years in which Asia Pacific net sales were more than $320 million was 2.", "2."),
+            ("From 2018 to 2019, the number of years in which Europe net sales exceeded $500,000 thousand was 1.", "1."),
+            ("The number of years in which the Americas share of net sales was below 21% was 1.", "1.")],
+           [("In answer to how many years did net sales from Americas exceed $200,000 thousand, the figure is 3.", "3."),
+            ("In answer to how many years did net sales from Americas exceed $200,000 thousand, the figure is 1.", "1."),
+            ("The number of years in which Asia Pacific net sales were more than $320 million was 3.", "3."),
+            # the wrong scale: every year's is more than $320 thousand
+            ("The number of years in which Asia Pacific net sales were more than $320 thousand was 2.", "2."),
+            # the years of the range only, not all three
+            ("From 2018 to 2019, the number of years in which Europe net sales exceeded $500,000 thousand was 2.", "2."),
+            # the percentages, not the amounts (every amount is above 21)
+            ("The number of years in which the Americas share of net sales was below 21% was 0.", "0.")])
+
+
+@pytest.mark.parametrize("form", ["markdown", "records"])
+def test_a_count_of_no_one_row_is_not_checked(audit, form: str) -> None:
+    # no row is named (every region's sales): the count is left unchecked, never verified by a chance row
+    record = audit(form, "regions", "The number of years in which regional net sales exceeded $300,000 thousand "
+                                    "was 2.", "2.")
+    assert record.verdict.value == "unverifiable", (record.verdict, record.notes)
