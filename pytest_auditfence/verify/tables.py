@@ -692,29 +692,15 @@ _NAMING_LEAD_IN = re.compile(r"(?i)[ \t]*(?:<p>)?(?P<lead>[^\n:<>]{8,160}?\b(?:t
 
 
 def _naming_lead_in(text: str, end: int) -> str:
-    """The first line below the last table past its headings ('Note 21. Equity - dividends'), where it introduces a
-    table and names what it holds but states no scale ('Dividends paid during the financial year were as follows:'):
-    the table's caption too (a bare 'Total' row totals what it names, see `derive._caption_total`); a line of prose
-    further down may introduce something else, and is not read."""
+    """The first line below the last table, where it introduces a table and names what it holds but states no scale
+    ('Operating income included the following:'): the table's caption too (a bare 'Total' row totals what it
+    names, see `derive._caption_total`); a line further down may introduce something else, and is not read."""
     after = text.find("\n", end)
-    headings = 0
     for _, line in _lines(text[after + 1:] if after >= 0 else ""):
-        words = _TAG.sub("", line).strip()
-        if not words:  # past the table's last line and its closing tags
-            continue
-        m = _NAMING_LEAD_IN.fullmatch(line)
-        if m is not None:
-            return " ".join(m.group("lead").split())
-        headings += 1
-        if headings > _HEADINGS_BELOW or not _HEADING.fullmatch(words):
-            return ""
+        if _TAG.sub("", line).strip():  # past the table's last line and its closing tags
+            m = _NAMING_LEAD_IN.fullmatch(line)
+            return " ".join(m.group("lead").split()) if m else ""
     return ""
-
-
-# a heading line between a table and the line that introduces it: short, and no sentence ('Note 21. Equity -
-# dividends', 'Accounting policy for dividends')
-_HEADING = re.compile(r"[^\n]{1,80}(?<![.:;,])")
-_HEADINGS_BELOW = 2
 
 
 def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
