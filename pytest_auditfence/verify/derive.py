@@ -212,7 +212,7 @@ def derive_figure(
         return la.periods | lb.periods == {min(spread), max(spread)}
 
     for a, b in permutations(pool, 2):
-        if apart is not None and apart(a, b) or two_series(index, a, b):
+        if apart is not None and apart(a, b) or two_series(index, a, b) or two_items_two_periods(index, a, b):
             continue
         qa, qb = index.quantity(a), index.quantity(b)
         if not same_family(qa, qb) or qa.value == qb.value:
@@ -272,6 +272,17 @@ def derive_figure(
                     and abs(abs(qa.value) - abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
                 return f"{_size(qa)} - {_size(qb)} = {q.text}", [a, b]
     return None
+
+
+def two_items_two_periods(index: SourceIndex, a: Observed, b: Observed) -> bool:
+    """Are two table cells of two periods also of two line items (rows whose words besides periods differ, or of two
+    tables)? A figure computed over periods is of one line item's two periods ('Total 2019 - Total 2018'); another
+    row's cell of the other period ('Pinnacle Foods 2019 - Total 2018') makes no figure of either."""
+    la, lb = index.label(a), index.label(b)
+    if la is None or lb is None or not la.periods or not lb.periods or la.periods == lb.periods:
+        return False
+    return (a.file, la.caption, words_besides_periods(la.subject_text)) \
+        != (b.file, lb.caption, words_besides_periods(lb.subject_text))
 
 
 # A table derivation searches pairs among at most this many cells of the claim's subject, and means and sums

@@ -4,7 +4,9 @@ a table in. '15%, 57% and 53% in 2017, 2018 and 2019, respectively' states 15% f
 2017's figures (and 2016's, the base of a change in 2017), never a change or share of the other periods the list names
 (on main, 15% came out derived as the change of the total from 2017 to 2019). A true listed change of its own period
 against the one before, and a true listed share of its own period's column, stay covered; a list whose years are the
-ends of one span ('the changes in A and B from 2018 to 2019 were ..., respectively') lists rows, not periods."""
+ends of one span ('the changes in A and B from 2018 to 2019 were ..., respectively') lists rows, not periods.
+A figure computed over two periods is of one line item's two periods: a pair of cells of two rows and two periods
+('Pinnacle Foods 2019 - Total 2018') computes nothing, in the prose path too, where only the gate stopped it."""
 
 from __future__ import annotations
 
@@ -33,6 +35,16 @@ TABLES = {
         ["Sales", "640", "598"]],
         "Northwind Utility's bookings were $120.4 million, $150.5 million and $180.6 million in 2017, 2018 and 2019, "
         "respectively."),
+    # segments by row, the claim naming the total by words its label lacks ('total sales' for 'Total' under 'Net Sales')
+    "segments": ("($ in millions)", [
+        ["Reporting Segment", "Fiscal 2019 Net Sales", "Fiscal 2018 Net Sales", "% Inc (Dec)"],
+        ["Grocery & Snacks", "$3,279.2", "$3,287.0", "—%"],
+        ["Refrigerated & Frozen", "2,804.0", "2,753.0", "2%"],
+        ["International", "793.4", "843.5", "(6)%"],
+        ["Foodservice", "934.2", "1,054.8", "(11)%"],
+        ["Pinnacle Foods", "1,727.6", "—", "100%"],
+        ["Total", "$9,538.4", "$7,938.3", "20%"]],
+        ""),
 }
 
 ALL_FORMS = sorted([*FORMS, "records"])
@@ -87,3 +99,15 @@ def test_a_listed_prose_change_is_of_its_own_periods_figures(audit, form: str) -
             ("Northwind Utility's bookings grew 25.0% and 20.0% in 2018 and 2019, respectively.", "20.0%")],
            [("Northwind Utility's bookings grew 20.0% and 25.0% in 2018 and 2019, respectively.", "20.0%"),  # swapped
             ("Northwind Utility's bookings grew 50.0% and 20.0% in 2018 and 2019, respectively.", "50.0%")])
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_change_over_periods_is_of_one_line_items_cells(audit, form: str) -> None:
+    # 9,538.4 - 7,938.3 = 1,600.1 and (9,538.4 - 7,938.3) / 7,938.3 = 20.16%; across rows: 1,727.6 - 7,938.3 = -6,210.7
+    # (Pinnacle Foods 2019 - Total 2018), 9,538.4 - 3,287.0 = 6,251.4 (Total 2019 - Grocery & Snacks 2018)
+    _check(audit, form, "segments",
+           [("The change in total sales from fiscal 2018 to 2019 was $1,600.1 million.", "$1,600.1 million"),
+            ("The percentage change in total sales from fiscal 2018 to 2019 was 20.16%.", "20.16%")],
+           [("The change in total sales from fiscal 2018 to 2019 was -$6,210.7 million.", "-$6,210.7 million"),
+            ("The change in total sales from fiscal 2018 to 2019 was $6,251.4 million.", "$6,251.4 million"),
+            ("The percentage change in total sales from fiscal 2018 to 2019 was 190.18%.", "190.18%")])
