@@ -14,7 +14,7 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, figure_keys, label_sides, sides_apart,
-    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total, part_words, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -175,7 +175,7 @@ def derive_figure(
     q: Quantity, pool: list[Observed], index: SourceIndex, keys: set[str] = frozenset(), explicit: bool = True,
     *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
     apart: Callable[[Observed, Observed], bool] | None = None, unsigned: bool | None = None,
-    spread: frozenset[Period] = frozenset(), shares: bool = False,
+    spread: frozenset[Period] = frozenset(), shares: bool = False, deductions: bool = False,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
@@ -188,7 +188,9 @@ def derive_figure(
     for a positive figure so stated (-0.2 is no change from 0.5 to 0.7). `spread`: the three or more periods the
     claim names (see `spread`): a sum of a pair is then of two cells of one period, or of periods covering them.
     `shares`: the pool is a series or the rows of a column that the claim names (see `table_derivation`), whose
-    percentages it may total where it says so ('the total percentage of revenue from Apple and Huawei in 2017')."""
+    percentages it may total where it says so ('the total percentage of revenue from Apple and Huawei in 2017').
+    `deductions`: the pool is the parts of a total the claim names (see `total_parts`), whose amounts in parentheses
+    ('(14,732)', '(5,739)') it may total by their size."""
     rates = relative if rates is None else rates
     slack = slack_of(q)
     # a figure in percentage points is a difference of two rates: no ratio nor relative change is one
@@ -271,6 +273,11 @@ def derive_figure(
             if allowed("difference") and _deductions(qa, qb) and _in_order(index, a, b) and (not spread or ends(a, b)) \
                     and abs(abs(qa.value) - abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
                 return f"{_size(qa)} - {_size(qb)} = {q.text}", [a, b]
+            # a total of deductions stated by its size ('the total liabilities were 20,471' of '(14,732)' and
+            # '(5,739)'), over the parts of a total (`deductions`, see `total_parts`)
+            if deductions and allowed("sum") and first and _deductions(qa, qb) and (not spread or covers(a, b)) \
+                    and abs(abs(qa.value) + abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
+                return f"{_size(qa)} + {_size(qb)} = {q.text}", [a, b]
     return None
 
 
@@ -381,12 +388,16 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
                if (kept := [o for o in members if _row_of(o, index) not in other_sections])}
     for row in named:
         rows.setdefault(row, [])  # a row of small cells only: in a series over periods alone
-    groups = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)]
+    # a row that is one of the parts a claim naming a total adds up ('Interim dividend' for the total dividends paid)
+    # gives no figure of the total by its own cells: only with the other parts (the sums below) or a total row
+    own_rows = [row for row in named if not (dated.get(row) and part_of_total(
+        subject, index.label(dated[row][0]), row[0], index))]
+    groups = [rows[row][:MAX_GROUP] for row in sorted(own_rows, key=str)]
     by_column = [members[:MAX_GROUP] for _, members in sorted(columns.items(), key=lambda kv: str(kv[0]))]
     groups = by_column if of_wholes else groups + by_column
     # a pair of a column's cells is of every row the claim names there ('deferred revenue and accrued warranty
     # over gross deferred tax assets' is no ratio of two of the three)
-    pairs = [rows[row][:MAX_GROUP] for row in sorted(named, key=str)] + [_claim_rows(m, index) for m in by_column]
+    pairs = [rows[row][:MAX_GROUP] for row in sorted(own_rows, key=str)] + [_claim_rows(m, index) for m in by_column]
     # a claim comparing the periods it names compares one series: the one whose column it names, if any
     words = _stems(claim.claim) if len(own.periods) >= 2 else frozenset()
     # the words that name a row name no column of it ('% of total revenue' beside the 'Total cost of revenue' amounts)
@@ -395,7 +406,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     pairs = [[o for o in members if (o.file, o.item) not in beside] for members in pairs]
     # one series of a row's columns (the '2019' and '2018' of 'Fiscal Year', or its 'Total' columns, not a
     # 'Variance' column beside them) over the periods the claim names, before the row's first cells at large
-    series = [] if of_wholes else [members[:MAX_GROUP] for row in sorted(named, key=str)
+    series = [] if of_wholes else [members[:MAX_GROUP] for row in sorted(own_rows, key=str)
                                    for members in period_series(dated[row], index, subject, words - _stems(row[1]))]
     # a change of a rate is its difference in points ('gross margin changed 0.6 percent'); a relative change of
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
@@ -1503,6 +1514,42 @@ def written_operand(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> Atom
 def span_of(index: SourceIndex, o: Observed) -> tuple[int, int, int]:
     q = index.quantity(o)
     return (o.file, q.start, q.end)
+
+
+def parts_of_a_total(claim: ClaimRecord, operands: list[Observed], index: SourceIndex) -> bool:
+    """May these operands give the figure of a claim naming a total? Where one of them is a part of that total
+    (`part_of_total`: 'Interim dividend ...' for 'total dividends paid'), all of them must be parts alike (rows sharing
+    the same words of the claim: 'Monetary assets, current' and '..., non-current' for the total monetary assets, not
+    'Monetary liabilities, current' beside them) from two rows or more: the total's parts, never one part's change."""
+    subject = claim_subject(claim)
+    if TOTAL_KEY not in subject.keys:
+        return True
+    labels = [(o.file, index.label(o)) for o in operands]
+    if not any(label is not None and part_of_total(subject, label, file, index) for file, label in labels):
+        return True
+    if any(label is None or not part_of_total(subject, label, file, index) for file, label in labels):
+        return False
+    shared = {part_words(subject, label.row) for _, label in labels}
+    return len(shared) == 1 and len({(file, label.row, label.section) for file, label in labels}) >= 2
+
+
+def total_parts(claim: ClaimRecord, operands: list[Observed], index: SourceIndex) -> list[Observed] | None:
+    """For a claim naming a total, the operands that are its parts (`part_of_total`) naming the most of its words,
+    where they stand in two rows or more ('Monetary liabilities, current' and '..., non-current' for the total
+    monetary liabilities): the pool its sum is looked for in first. None where no such group stands alone."""
+    subject = claim_subject(claim)
+    if TOTAL_KEY not in subject.keys:
+        return None
+    groups: dict[frozenset[str], list[Observed]] = {}
+    for o in operands:
+        label = index.label(o)
+        if label is not None and part_of_total(subject, label, o.file, index):
+            groups.setdefault(part_words(subject, label.row), []).append(o)
+    most = max(map(len, groups), default=0)
+    best = [members for words, members in groups.items() if len(words) == most]
+    if len(best) != 1 or len({index.label(o).row for o in best[0]}) < 2:
+        return None
+    return best[0]
 
 
 def subject_in_table(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> bool:

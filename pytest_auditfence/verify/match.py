@@ -17,7 +17,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -299,6 +299,22 @@ class ClaimSubject:
     months: frozenset[int] = frozenset()  # the months it names by rank ('the second to third month': 2 and 3)
     calendar: frozenset[tuple[int, int]] = frozenset()  # the months of a year it names ('in August 2019': (2019, 8))
     days: frozenset[tuple[int, int, int]] = frozenset()  # the days it names ('as of December 31, 2019')
+    after: int = 0  # the year it names payments after ('due after 2024', '2025 and thereafter': 2024), see `AFTER_YEAR`
+
+
+# a claim about what falls due after a year ('due after 2024', 'beyond 2024', '2025 and thereafter'): that year is no
+# period of its figure, which is the bucket after it (`schedule_apart`)
+AFTER_YEAR = re.compile(r"(?i)\b(?:after|beyond|later\s+than|subsequent\s+to)\s+(?:fiscal\s+(?:year\s+)?|FY\s*)?"
+                        r"(?P<after>(?:19|20)\d\d)\b|\b(?P<from>(?:19|20)\d\d)\s+(?:and|&)\s+(?:thereafter|beyond|later)\b")
+
+
+def after_year(text: str) -> tuple[int, list[tuple[int, int]]]:
+    """The year a text names what falls due after (see `AFTER_YEAR`; 0 for none), and the spans naming it."""
+    found = list(AFTER_YEAR.finditer(text))
+    if not found:
+        return 0, []
+    m = found[-1]
+    return (int(m.group("after")) if m.group("after") else int(m.group("from")) - 1), [x.span() for x in found]
 
 
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
@@ -308,7 +324,8 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     text = claim.claim
     # a range between two dates names the years between them only (see `dated_ranges`), not its first date's
     ranges = dated_ranges(text)
-    periods = set(periods_in(_blanked(text, [(a, b) for a, b, _ in ranges])))
+    after, after_spans = after_year(text)
+    periods = set(periods_in(_blanked(text, [(a, b) for a, b, _ in ranges] + after_spans)))
     for _, _, years in ranges:
         periods.update(years)
     for m in _PERIOD_RANGE.finditer(text):
@@ -321,7 +338,7 @@ def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     keys = _claim_keys(claim) | ({TOTAL_KEY} if _TOTAL.search(text) else set())
     return ClaimSubject(frozenset(keys), frozenset(metrics_of(text + "\n" + (claim.context or ""))),
                         every_quarter(within_year(frozenset(periods), text), text), label_sides(text),
-                        ordinal_months(text), calendar_months(text), dated_days(text))
+                        ordinal_months(text), calendar_months(text), dated_days(text), after)
 
 
 # a claim about each quarter of a year, not one of them ('for each quarter in 2018', 'the average quarterly low price
@@ -560,6 +577,26 @@ def _year_apart(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bo
                 and words_besides_periods(label.row) == words_besides_periods(other.row))
 
 
+def schedule_apart(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Does a cell fall due in other years than a claim about what falls due after a year names ('due after 2024')?
+    A cell of that year or an earlier one, a schedule's Total, or a bucket starting before the claim's (outside a
+    schedule, a cell dated no later than that year). (A claim naming one of a schedule's years is left to its period:
+    keeping the Total from its subject cells opened a chance pair of the prose pool, see docs/benchmarks.md.)"""
+    if not subject.after:
+        return False
+    years = schedule_years(label)
+    if years is None:
+        return bool(label.periods) and all(year <= subject.after for year, _ in label.periods)
+    return years[0] <= subject.after
+
+
+def after_part(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is a schedule's cell only a part of what a claim says falls due after a year (the 2024 column or a
+    'Thereafter' after 2024 for 'due after 2022')? A part is an operand of a sum, never the claim's figure itself."""
+    years = schedule_years(label)
+    return bool(subject.after) and years is not None and years != (subject.after + 1, 0)
+
+
 def day_apart(subject: ClaimSubject, label: CellLabel) -> bool:
     """Is a cell dated by its row or column on another day of a year than every day of that year the claim names
     ('Nonvested at January 1, 2017' for a claim about the shares nonvested at December 31, 2017; a column 'January
@@ -576,7 +613,10 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     """May this table cell back a claim about `subject`? Its period must be one the claim names (when both
     name one), its row (or, for a row without words, its column) must name the claim's subject (a stem in
     common, or a synonym of one financial metric), and a row of one metric never backs a claim of others."""
-    if other_period(subject, label) or day_apart(subject, label):
+    if schedule_apart(subject, label):
+        return False  # 'due after 2024' is not the 2024 column's, 'due in 2024' not the Thereafter's
+    # (a schedule's open bucket is dated by the years it covers, not the year of its header: 'After 2024')
+    if other_period(subject, label) and (schedule_years(label) or (0, 1))[1] or day_apart(subject, label):
         return False
     if sides_apart(subject.sides, cell_sides(label)):
         return False  # 'within one year' backs no claim about 'after more than one year', 'basic' none of 'diluted'
@@ -727,6 +767,8 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
         other = index.label(o)
         if o.file != file or other is None or (other.row, other.section) == (label.row, label.section):
             continue
+        if _flow_beside_its_balance(subject, label, other):
+            return True
         sided = _sided_better(subject, label, other)
         # a row named all but one word outnames only a row whose every shared word it shares too ('Power - Cable
         # Installation' shares only 'power' with a claim about power operations, maintenance and construction)
@@ -756,6 +798,14 @@ def _balance_of_another_day(subject: ClaimSubject, label: CellLabel, other: Cell
     nonvested shares granted in 2017'), not the balance the flow starts from."""
     own = dated_days(label.row)
     return bool(own) and not own & subject.days and not dated_days(other.row) and row_named(subject, other)
+
+
+def _flow_beside_its_balance(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:
+    """Is the cell's row a balance dated by a day the claim names ('Nonvested at January 1, 2017'), where the claim
+    names every word of an undated row of the table as well ('Granted')? The claim is about that row's flow from the
+    balance ('the nonvested shares granted on January 1, 2017'): a balance is never granted, vested or forfeited."""
+    return bool(dated_days(label.row) & subject.days) and other.caption == label.caption \
+        and not dated_days(other.row) and row_named(subject, other)
 
 
 def _sided_better(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bool:
@@ -840,6 +890,31 @@ def _row_buckets(file: int, index: SourceIndex) -> dict[tuple[str, str, str], fr
     return _gathered(index, file, "row buckets", _row_of, lambda other: _bucket_spans(cell_sides(other)))
 
 
+def part_of_total(subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
+    """Is a cell looked up for a claim naming a total ('Total dividends paid') on a row that is none ('Interim dividend
+    ...'), with words the claim does not say, while another row of its table shares the very words of the claim it
+    shares ('Final dividend ...')? Then it is one of the parts the claim adds up, never the total: that is a total row
+    or the sum of the parts. A row the claim names by every word ('Revenue' for 'total revenue') stays its own."""
+    if TOTAL_KEY not in subject.keys or _BARE_TOTAL.match(label.row) or not label.row:
+        return False
+    own = row_stems(label)
+    if TOTAL_KEY in own or own <= subject.keys:
+        return False
+    shared = part_words(subject, label.row)
+    if not shared:
+        return False  # a row named by none of the claim's words ('First Quarter' under 'Net revenue') is its column's
+    rows = _gathered(index, file, "caption rows", lambda other: (other.caption,), lambda other: (other.row,))
+    return any(row != label.row and part_words(subject, row) == shared
+               for row in rows.get((label.caption,), ()) if row and not _TOTAL.match(row.lstrip(" -–—*_:")))
+
+
+def part_words(subject: ClaimSubject, row: str) -> frozenset[str]:
+    """The claim's words a row label shares, but for the side of an axis it names: the parts of one total differ by
+    those ('Monetary assets, current' and 'Monetary assets, non-current' are both the claim's 'monetary assets')."""
+    sides = _subject_keys(" ".join(side for _, side in label_sides(row)))
+    return (_row_stems(row, ()) & subject.keys) - sides
+
+
 def _row_of(label: CellLabel) -> tuple[str, str, str]:
     """A table row of a source: its label, section and caption."""
     return label.row, label.section, label.caption
@@ -908,6 +983,8 @@ def conflicting_cell(
             continue
         if own_bucket and not own_bucket <= cell_sides(label):
             continue  # the cell of the claim's own maturity bucket, not the next bucket's nor the total
+        if after_part(subject, label):
+            continue  # one of the buckets after the claim's year: a part of its figure, no other value of it
         if calendar_month_apart(subject, o.file, label, index):
             continue  # the row of the claim's own month, not another month's nor the total
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
@@ -1233,6 +1310,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not bucket_unnamed(subject, label, position[m.source], index) \
+                    and not after_part(subject, label) \
+                    and not part_of_total(subject, label, position[m.source], index) \
                     and not calendar_month_apart(subject, position[m.source], label, index) \
                     and not (per_counted and not label_per_counted(label)) \
                     and not (figure.a_share and not label_per_share(label)):

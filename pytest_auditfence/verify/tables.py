@@ -45,6 +45,9 @@ class CellLabel:
     # the months from the report's date its row or column of a payment schedule covers ('2021' after '2020' is
     # '12-24', 'Thereafter' after five years '60-'), 'all' for the schedule's total (see `_payment_schedule`)
     maturity: str = ""
+    # the first year of that payment schedule ('2020' of '2020 | 2021 | ... | Thereafter'), 0 outside one: with the
+    # bucket it gives the years a 'Thereafter' or 'Total' cell covers (see `schedule_years`)
+    schedule_start: int = 0
 
     @property
     def subject_text(self) -> str:
@@ -1376,12 +1379,24 @@ def when_label(text: str) -> bool:
     return bool(_SCHEDULE_YEAR.match(text) or _THEREAFTER.match(text))
 
 
-def _schedule_spans(labels: list[str]) -> dict[int, str]:
+def schedule_years(label: CellLabel) -> tuple[int, int] | None:
+    """The first and last year a payment schedule's cell covers, the last 0 for an open bucket ('Thereafter' after
+    2020 ... 2024: (2025, 0); the Total: (2020, 0); the column '2022': (2022, 2022)); None outside a schedule."""
+    if not label.schedule_start:
+        return None
+    if label.maturity == "all":
+        return label.schedule_start, 0
+    lo, _, hi = label.maturity.partition("-")
+    first = label.schedule_start + int(lo) // 12
+    return first, (label.schedule_start + int(hi) // 12 - 1 if hi else 0)
+
+
+def _schedule_spans(labels: list[str]) -> dict[int, tuple[str, int]]:
     """The maturity buckets of a sequence of labels along one axis holding a payment schedule: consecutive years
     ('2020', '2021', ...) closed by 'Thereafter' are the first year from the report's date ('0-12'), the second
     ('12-24') and so on, 'Thereafter' the months after the last year ('60-' after five years), and a 'Total' the whole
     ('all'). Only years closed by such a label are a schedule: years alone are periods, left to them."""
-    spans: dict[int, str] = {}
+    spans: dict[int, tuple[str, int]] = {}
     for at, text in enumerate(labels):
         if not _THEREAFTER.match(text):
             continue
@@ -1391,9 +1406,10 @@ def _schedule_spans(labels: list[str]) -> dict[int, str]:
             first -= 1
         if at - first < 2:
             continue
-        spans.update({k: f"{12 * (k - first)}-{12 * (k - first + 1)}" for k in range(first, at)})
-        spans[at] = f"{12 * (at - first)}-"
-        spans.update({k: "all" for k, other in enumerate(labels) if _TOTAL_LABEL.match(other) and k not in spans})
+        start = int(_SCHEDULE_YEAR.match(labels[first]).group(1))
+        spans.update({k: (f"{12 * (k - first)}-{12 * (k - first + 1)}", start) for k in range(first, at)})
+        spans[at] = (f"{12 * (at - first)}-", start)
+        spans.update({k: ("all", start) for k, other in enumerate(labels) if _TOTAL_LABEL.match(other) and k not in spans})
     return spans
 
 
@@ -1402,7 +1418,7 @@ def _payment_schedule(cells: list[Cell]) -> list[Cell]:
     labelled with their maturity bucket (`_schedule_spans`): a claim about the payments 'due after five years' is the
     'Thereafter' cell's when five years come before it, never the fifth year's nor the total's. Rows are the runs of
     consecutive cells of one row label (a section's years after another's start again)."""
-    found: dict[int, str] = {}
+    found: dict[int, tuple[str, int]] = {}
     for row in _runs(cells, lambda label: (label.row, label.section)):  # years as columns, read along each row
         for at, span in _schedule_spans([cells[k].label.columns[-1] if cells[k].label.columns else "" for k in row]).items():
             found[row[at]] = span
@@ -1413,8 +1429,8 @@ def _payment_schedule(cells: list[Cell]) -> list[Cell]:
             found.setdefault(k, span)
     if not found:
         return cells
-    return [replace(cell, label=replace(cell.label, maturity=found[k])) if k in found else cell
-            for k, cell in enumerate(cells)]
+    return [replace(cell, label=replace(cell.label, maturity=found[k][0], schedule_start=found[k][1])) if k in found
+            else cell for k, cell in enumerate(cells)]
 
 
 def _runs(cells: list[Cell], key: Callable[[CellLabel], object]) -> list[list[int]]:

@@ -14,7 +14,7 @@ from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
     candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
-    prose_series, spread, subject_in_table, table_derivation, written_operand,
+    parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
@@ -53,11 +53,20 @@ def _check_quantity(
         operands = candidate_operands(claim, q, index, pool)
         if ops is not None and "change" in ops:  # a change of a metric, from that metric's own figures
             operands = [o for o in operands if prose_operand(claim, q, index, o)]
-        # a mean or total of the claimed periods that a sentence's series of the subject determines is that series'
-        # (see `prose_series`); only where there is none may a pair of the pool give it
-        derived, determined = prose_series(claim, q, index, operands, keys)
-        if derived is None and not determined:
-            derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
+        parts = total_parts(claim, operands, index)
+        if parts:  # a total's parts before chance pairs: their sum (amounts in parentheses by their size)
+            derived = derive_figure(q, parts, index, keys, computes(claim, q), spread=spread(claim, q), deductions=True,
+                                    ops=ops if ops is not None else frozenset({"sum"}))
+            if derived is not None and not parts_of_a_total(claim, derived[1], index):
+                derived = None
+        if derived is None:
+            # a mean or total of the claimed periods that a sentence's series of the subject determines is that
+            # series' (see `prose_series`); only where there is none may a pair of the pool give it
+            derived, determined = prose_series(claim, q, index, operands, keys)
+            if derived is None and not determined:
+                derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
+    if derived is not None and not parts_of_a_total(claim, derived[1], index):
+        derived = None  # one part's change, or a part with another kind of row, is no figure of their total
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
