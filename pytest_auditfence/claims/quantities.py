@@ -218,10 +218,13 @@ _NUMBER_WORDS = re.compile(
 
 # what follows a whole number written out and makes it another: a decimal's digits ('eighty-five point two') or a
 # fraction ('two and a half'); the value a fraction word adds, and the tolerance the figure is shown to
-_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)(?![-\w])"
-_POINT_DIGITS = re.compile(r"[ \t]+point((?:[ \t]+" + _DIGIT_WORD + r")+)")
-_AND_FRACTION = re.compile(r"[ \t]+and[ \t]+an?[ \t]+(half|third|quarter)(?![-\w])")
+_DIGIT_WORD = r"(?:" + "|".join(_DIGIT_VALUES) + r")(?![-\w])"
 _FRACTION_WORDS = {"half": (0.5, 0.05), "third": (1 / 3, 0.05), "quarter": (0.25, 0.005)}
+# (the patterns' texts are embedded again, without their groups, in `SPELLED_NUMBER`)
+_POINT_DIGITS_TEXT = r"[ \t]+point((?:[ \t]+" + _DIGIT_WORD + r")+)"
+_AND_FRACTION_TEXT = r"[ \t]+and[ \t]+an?[ \t]+(" + "|".join(_FRACTION_WORDS) + r")(?![-\w])"
+_POINT_DIGITS = re.compile(_POINT_DIGITS_TEXT)
+_AND_FRACTION = re.compile(_AND_FRACTION_TEXT)
 # a fraction of the scale word after it ('half a million', 'a half million', 'a quarter of a million'): the scale and
 # any unit are read after it as after a number
 _SCALED_FRACTION = re.compile(
@@ -271,7 +274,7 @@ def spelled_numbers(lowered: str) -> list[tuple[int, int, float, float]]:
 # of things named after it ('two of our plants')
 SPELLED_NUMBER = (
     r"(?i:(?!(?:one|zero)\b(?![ \t]+(?:point|and|hundred)\b))" + _NUMBER_WORDS.pattern
-    + r"(?:[ \t]+point(?:[ \t]+" + _DIGIT_WORD + r")+|[ \t]+and[ \t]+an?[ \t]+(?:half|third|quarter)(?![-\w]))?"
+    + r"(?:" + _POINT_DIGITS_TEXT.replace("(", "(?:", 1) + "|" + _AND_FRACTION_TEXT.replace("(", "(?:", 1) + r")?"
     r"(?![ \t]+of\b))"
 )
 
