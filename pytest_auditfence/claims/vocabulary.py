@@ -316,6 +316,11 @@ FORMULA_CUES["share"] = ("share", "made up", "make up", "makes up", "accounted f
 # FY19'); elsewhere they are prepositions ('revenue from Apple', 'the split between segments').
 PERIOD_PAIR_CUES = frozenset({"between", "from", "compared", "versus", "vs"})
 
+# Words by which a claim says its unit-less figure is a rate ('the penetration rate was 47.1', 'the percentage of
+# revenue was 12.5'): such a figure may be a cell a '%' header made a percentage (verify.match.percent_cell_apart).
+RATE_WORDS = frozenset({"percent", "percentage", "percentages", "rate", "rates", "ratio", "proportion", "margin",
+                        "margins", "yield"})
+
 # The base a ratio word implies when the claim names only its numerator: a margin is over revenue.
 RATIO_BASES: dict[str, str] = {"margin": "revenue", "margins": "revenue"}
 

@@ -17,7 +17,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, column_periods, percent_label, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -577,6 +577,23 @@ def _year_apart(subject: ClaimSubject, label: CellLabel, other: CellLabel) -> bo
                 and words_besides_periods(label.row) == words_besides_periods(other.row))
 
 
+def row_year_column_apart(subject: ClaimSubject, label: CellLabel, file: int, index: SourceIndex) -> bool:
+    """Is a cell of another column than the one a claim's year dates, where that year is also one its row label names
+    ('the final dividend paid in 2018' and the 2019 column of 'Final dividend for the year ended 30 June 2018')?
+    Where the row has a column of that year, a claim naming the year alone is about that column; a claim naming the
+    row's very day ('for the year ended 30 June 2018') names the row by it, and is left to its periods."""
+    named = named_years(label)
+    if not (subject.periods and named and subject.periods <= named):
+        return False
+    if subject.days & dated_days(label.row):
+        return False
+    own = column_periods(label.columns)
+    if own & subject.periods:
+        return False
+    dated = _gathered(index, file, "row column periods", _row_of, lambda other: column_periods(other.columns))
+    return bool(dated.get(_row_of(label), frozenset()) & subject.periods)
+
+
 def schedule_apart(subject: ClaimSubject, label: CellLabel) -> bool:
     """Does a cell fall due in other years than a claim about what falls due after a year names ('due after 2024')?
     A cell of that year or an earlier one, a schedule's Total, or a bucket starting before the claim's (outside a
@@ -595,6 +612,31 @@ def after_part(subject: ClaimSubject, label: CellLabel) -> bool:
     'Thereafter' after 2024 for 'due after 2022')? A part is an operand of a sum, never the claim's figure itself."""
     years = schedule_years(label)
     return bool(subject.after) and years is not None and years != (subject.after + 1, 0)
+
+
+def open_bucket_apart(subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is a schedule's open bucket (its 'Thereafter', 'After 2024' or Total cell) no figure of a claim naming one of
+    the schedule's years ('due in 2024')? Such a bucket sums several years, the claim's and others. A look-up rule
+    only: the cell stays among the claim's subject cells, so the table still carries the claim's subject."""
+    if subject.after:
+        return False  # 'due after 2024' is the bucket after that year (`schedule_apart`)
+    years = schedule_years(label)
+    return years is not None and not years[1] and any(year >= label.schedule_start for year, _ in subject.periods)
+
+
+def percent_cell_apart(claim: ClaimRecord, q: Quantity, subject: ClaimSubject, label: CellLabel) -> bool:
+    """Is a cell its header made a percentage ('% of penetration') looked up, by its bare number, for a claimed figure
+    with no unit of its own ('net additions were 47.1', '$47.1')? It is a percentage: it backs an amount never, and a
+    bare figure only where the claim names what the header does ('penetration') or calls its figure a rate."""
+    if label.unit != "%" or quantities.percent_dimension(q) is not None:
+        return False
+    if q.kind == "currency":
+        return True
+    if q.kind != "number" or q.unit is not None or percent_label(label.row):
+        return False  # (a row a rate, 'Gross margin %', is named by the claim or backs nothing: `cell_backs`)
+    header = _subject_keys(_undated(label.column_text))  # ('% of penetration 2018': its words besides the year)
+    return not (header & subject.keys or "%" in claim.claim
+                or vocabulary.RATE_WORDS.intersection(w.lower() for w in re.findall(r"[A-Za-z]+", claim.claim)))
 
 
 def day_apart(subject: ClaimSubject, label: CellLabel) -> bool:
@@ -1310,7 +1352,9 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \
                     and not bucket_unnamed(subject, label, position[m.source], index) \
-                    and not after_part(subject, label) \
+                    and not after_part(subject, label) and not open_bucket_apart(subject, label) \
+                    and not percent_cell_apart(claim, q, subject, label) \
+                    and not row_year_column_apart(subject, label, position[m.source], index) \
                     and not part_of_total(subject, label, position[m.source], index) \
                     and not calendar_month_apart(subject, position[m.source], label, index) \
                     and not (per_counted and not label_per_counted(label)) \

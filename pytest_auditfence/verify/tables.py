@@ -659,7 +659,14 @@ _CAPTION_LINES = 4
 _CAPTION_CHARS = 400
 _PER_SHARE = re.compile(r"(?i)per[\s_-]+(?:(?:diluted|basic|common|ordinary)[\s_-]+)?share|\beps\b")
 _EXCEPT = re.compile(r"(?i)\bexcept\b")
-_PERCENT_LABEL = re.compile(r"\(%\)|%$|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
+# a label of percentages: '(%)', a trailing '%', 'in %', 'percent', 'bps', and a leading '%' ('% of penetration',
+# '% of total revenue', '% change')
+_PERCENT_LABEL = re.compile(r"\(%\)|%$|^%\s|\bin %|(?i:\bpercent(?:age)?\b|\bbps\b)")
+
+
+def percent_label(text: str) -> bool:
+    """Does a row label or header say its figures are percentages ('% of penetration', 'Margin (%)', 'in %')?"""
+    return _PERCENT_LABEL.search(text) is not None
 
 
 # a scale stated for one noun of a caption ('shares in thousands'); see vocabulary.WHOLE_TABLE_SCALE_WORDS
