@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from pytest_auditfence.errors import AuditFenceError
+from pytest_auditfence.errors import AuditFenceError, TraceDirError
 from pytest_auditfence.manifest import INPUT_NODE, MANIFEST_NAME, CaptureLevel, Manifest, load_manifest
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ class Snapshot:
             read_journal,
             remove_entries,
             text_references,
-            write_text_file,
+            write_trace_files,
         )
         from pytest_auditfence.capturing.topology import materialize
         from pytest_auditfence.capturing.tracefiles import SHARING_KINDS, share_lines
@@ -212,28 +212,52 @@ class Snapshot:
         )
         kept = rec.blobs.referenced_bytes()  # blobs stored as lines of the text files about to be rewritten
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
-        made: set[Path] = set()
         kinds = {record.path: record.kind for record in result.manifest.files}
         # Raw data first and always as itself (it is what a grep of the folder should find); node inputs and
         # outputs and model calls then name the lines they repeat instead of writing them again.
         ordered = sorted(result.files.items(), key=lambda item: kinds.get(item[0]) in SHARING_KINDS)
         stored = share_lines((rel, text, kinds.get(rel) in SHARING_KINDS) for rel, text in ordered)
-        for rel, text in stored.items():
-            path = self._trace_dir / rel
-            if path.parent not in made:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                made.add(path.parent)
-            write_text_file(path, text)
-        # A long string that a raw-data file now holds line for line (a tool's output) keeps one copy: the
-        # file's. Its blob becomes a reference to those lines (store.PACK_NAME says how).
-        raw = ((rel, text, result.placed[rel]) for rel, text in ordered
-               if rel in result.placed and kinds.get(rel) not in SHARING_KINDS and stored[rel] is text)
-        rec.blobs.rewrite(kept, text_references(raw, rec.blobs.stored()))
-        write_text_file(self._trace_dir / MANIFEST_NAME, result.manifest.to_json())
+        rewritten = False
+        try:
+            write_trace_files(self._trace_dir, stored.items())
+            # A long string that a raw-data file now holds line for line (a tool's output) keeps one copy: the
+            # file's. Its blob becomes a reference to those lines (store.PACK_NAME says how).
+            raw = ((rel, text, result.placed[rel]) for rel, text in ordered
+                   if rel in result.placed and kinds.get(rel) not in SHARING_KINDS and stored[rel] is text)
+            refs = text_references(raw, rec.blobs.stored())
+            try:
+                rec.blobs.rewrite(kept, refs)
+            except OSError as exc:
+                raise TraceDirError(f"{rec.blobs.path}: could not be rewritten ({exc.strerror or exc})") from exc
+            rewritten = True
+            write_trace_files(self._trace_dir, [(MANIFEST_NAME, result.manifest.to_json())])
+        except TraceDirError as exc:
+            self._discard_materialized(kept, rewritten)
+            raise TraceDirError(
+                f"finalize() of {str(self._trace_dir)!r} failed: {exc}. The text files and manifest it had written "
+                f"were removed again (the journal and blobs/ are kept whole, so no half-written folder is left); "
+                f"fix the cause (disk space, permissions, a name the file system refuses) and call finalize() again."
+            ) from exc
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events
         rec.blobs.forget_recent()  # what finalize() read back; a later finalize() reads the pack
         return result.manifest
+
+    def _discard_materialized(self, kept: dict[str, bytes], rewritten: bool) -> None:
+        """After a failed write: the pack made whole again (every blob with its own bytes, none naming lines of
+        a text file), then every materialised entry removed. Best effort: the write's error is what is raised."""
+        from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, remove_entries
+
+        blobs = self.recorder.blobs
+        try:
+            if blobs.referring:
+                blobs.rewrite(blobs.referenced_bytes() if rewritten else kept, {})
+        except (OSError, AuditFenceError):
+            pass
+        try:
+            remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
+        except OSError:
+            pass
 
     def load_manifest(self) -> Manifest:
         """Read and validate this folder's `manifest.json` (a `ManifestError` names any problem)."""

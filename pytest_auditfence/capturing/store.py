@@ -39,16 +39,49 @@ def remove_entries(trace_dir: Path, names: tuple[str, ...]) -> None:
             path.unlink()
 
 
-def write_text_file(path: Path, text: str) -> None:
+def write_text_file(path: str | Path, text: str) -> None:
     """`path.write_text(text, encoding="utf-8")` without the buffered text layers: finalize() writes some
     hundred files and each `open()` builds a TextIOWrapper around a BufferedWriter around the file."""
+    write_file(path, text.encode("utf-8"))
+
+
+def write_file(path: str | Path, data: bytes) -> None:
+    """`path.write_bytes(data)` in three system calls (open, write, close) for a file of usual size."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
-        data = memoryview(text.encode("utf-8"))
-        while data:
-            data = data[os.write(fd, data):]
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
     finally:
         os.close(fd)
+
+
+def write_trace_files(trace_dir: Path, files: Iterable[tuple[str, str]]) -> None:
+    """Write each (path relative to `trace_dir` with '/' between its parts, text) in turn: the folders a path
+    names are made the first time one does, by one mkdir a level, nothing looked up before; each file by
+    write_text_file. A failure is a TraceDirError naming the file or folder and the system's reason."""
+    root = os.fspath(trace_dir)
+    made: set[str] = {""}
+    for rel, text in files:
+        folder = rel.rpartition("/")[0]
+        target = folder
+        try:
+            if folder not in made:
+                parts = folder.split("/")
+                for depth in range(1, len(parts) + 1):
+                    target = "/".join(parts[:depth])
+                    if target not in made:
+                        try:
+                            os.mkdir(f"{root}/{target}")
+                        except FileExistsError:
+                            if not os.path.isdir(f"{root}/{target}"):
+                                raise
+                        made.add(target)
+            target = rel
+            write_text_file(f"{root}/{target}", text)
+        except OSError as exc:
+            raise TraceDirError(f"{root}/{target}: could not be {'written' if target == rel else 'made'} "
+                                f"({exc.strerror or exc})") from exc
 
 
 def sha256_text(text: str) -> str:
@@ -374,6 +407,11 @@ class BlobStore(_AppendedFile):
                 self._reader.close()
                 self._reader = None
 
+    @property
+    def referring(self) -> bool:
+        """Whether the pack holds `lines` entries (blobs stored as lines of trace text files)."""
+        return self._referring
+
     def stored(self) -> frozenset[str]:
         """The sha256 of every blob in the pack (a store always starts a new pack: prepare_trace_dir)."""
         with self._lock:
@@ -411,6 +449,18 @@ class BlobStore(_AppendedFile):
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+            temporary = self.root / (PACK_NAME + ".new")
+            recent = self._recent
+            if not self._referring and all(sha in recent for sha in self._known):
+                # every blob of the pack was put since it began and is still in memory: nothing read back
+                write_file(temporary, b"".join(
+                    ref.header(sha) if (ref := refs.get(sha)) is not None
+                    else b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data := recent[sha].encode("utf-8")), data)
+                    for sha in sorted(self._known)))
+                os.replace(temporary, self.path)
+                self._referring = bool(refs)
+                self._in_order, self._last = True, max(self._known, default="")
+                return
             reader = PackReader(self.root)
             with reader:
                 index = reader.index()
@@ -418,7 +468,6 @@ class BlobStore(_AppendedFile):
                         (sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
                         for sha, entry in index.items()):
                     return
-                temporary = self.root / (PACK_NAME + ".new")
                 # the old pack mapped, not read blob by blob (a seek and a read each) nor whole into memory
                 with self.path.open("rb") as old, mmap.mmap(old.fileno(), 0, access=mmap.ACCESS_READ) as mapped, \
                         temporary.open("wb") as out:
