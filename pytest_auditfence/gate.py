@@ -342,6 +342,9 @@ def subject_problem(claim: str, evidence: str, *, context: str = "") -> str | No
     return None
 
 
+# a count of the items a list marks: 'count((i), (ii), (iii))'
+_LIST_MARKS = re.compile(r"\((?:[ivx]{1,4}|[a-l])\)")
+_LISTED = re.compile(r"count\(((?:\((?:[ivx]{1,4}|[a-l])\)(?:,\s*)?)+)\)")
 _OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 _COMPARE = {ast.Gt: operator.gt, ast.Lt: operator.lt, ast.GtE: operator.ge, ast.LtE: operator.le}
 
@@ -363,6 +366,10 @@ def _evaluate(node: ast.AST, values: list[float]) -> float:
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
         # a count of the figures that pass a threshold ('(v0 > v2) + (v1 > v2)'): each comparison counts 1 or 0
         return float(_COMPARE[type(node.ops[0])](_evaluate(node.left, values), _evaluate(node.comparators[0], values)))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "count" and node.args \
+            and not node.keywords:
+        # a count of rows, each named by one of its figures ('count(v0, v1, v2) = 3'): how many figures it lists
+        return float(len([_evaluate(arg, values) for arg in node.args]))
     if isinstance(node, ast.Name) and re.fullmatch(r"v\d+", node.id):
         return values[int(node.id[1:])]
     raise ValueError("not arithmetic over the formula's figures")
@@ -385,6 +392,15 @@ def derivation_problem(claim: str, evidence: str, formula: str, *, atom: str | N
     targets = quantities_of(atom) if atom else quantities_of(claim)
     if not contains_quantity(result, targets) and not any(contains_quantity(t, [result]) for t in targets):
         return f"formula {formula!r} computes {result.text}, which is not a figure of the claim"
+    listed = _LISTED.fullmatch(left.strip())
+    if listed is not None:
+        # a count of a list's items by their marks ('count((i), (ii), (iii)) = 3'): each mark in the evidence
+        marks = _LIST_MARKS.findall(listed.group(1))
+        if any(mark not in evidence for mark in marks):
+            return f"the evidence does not mark every item of {formula!r}"
+        if len(marks) != result.value:
+            return f"formula {formula!r}: {len(marks)} items, not {result.text}"
+        return None
     operands = quantities_of(left)
     if not operands:
         return f"formula {formula!r} names no operands"

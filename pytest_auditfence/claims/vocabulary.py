@@ -418,3 +418,11 @@ COUNTED_NOUN = re.compile(
     r"|pints|degrees|bits|bytes|cloves|slices|pieces|servings|doses)\b)"
     r"(?:[a-z][a-z-]{2,}s|people|staff|personnel|children|men|women)\b"
 )
+
+
+# Nouns that count the kinds of a whole's parts ('how many components are there under alternative investments', 'the
+# number of categories of share-based expense'): a count of the rows of a table's section or total, where a count of
+# other things ('how many stores') may be any cell's figure.
+PART_KINDS: tuple[str, ...] = (
+    "components", "categories", "types", "kinds", "classes", "items", "line items", "elements", "parts", "groups",
+)

@@ -278,7 +278,7 @@ def _is_period(text: str) -> bool:
 
 
 # words that say when, not what: a cell of these and a period is a period ('Year ended December 31, 2019')
-_WHEN_WORDS = frozenset(
+WHEN_WORDS = frozenset(
     "fiscal year years ended ending end as of at the for quarter quarters month months period periods week weeks "
     "through to and from first second third fourth half".split()) | frozenset(
     name for m in vocabulary.MONTH_NAMES for name in (m.lower(), m.lower()[:3], m.lower()[:4]))
@@ -298,7 +298,7 @@ def words_besides_periods(text: str) -> frozenset[str]:
     """The words of a label or header that say what, not when ('Accounts Receivable, Gross' of 'December 31, 2019
     Accounts Receivable, Gross'; none of 'Year Ended January 3, 2020'), lower-case."""
     return frozenset(w.lower() for w in re.findall(r"[A-Za-z]{3,}", _PERIOD.sub(" ", text))
-                     if w.lower() not in _WHEN_WORDS)
+                     if w.lower() not in WHEN_WORDS)
 
 
 def _is_empty(text: str) -> bool:

@@ -21,7 +21,7 @@ from pytest_auditfence.verify.match import (
     metrics_of, prose_operand,
     prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
-from pytest_auditfence.verify.count import period_count
+from pytest_auditfence.verify.count import count_check
 from pytest_auditfence.verify.normalise import PER_UNIT, counts_a_noun, is_weak
 from pytest_auditfence.verify.references import (
     CitedSources, allowed_origins, apply_origin_rules, cited_form, compile_rules, name_span, placed_verdict,
@@ -225,14 +225,14 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
             f"the SourceIndex from the fence's sources."
         )
     notes: list[str] = []
-    # a count of the periods in which one row's figure passes a threshold: counted over that row's cells, its
-    # threshold a constant of the count (else neither is checked, see `counted`)
-    periods_counted = period_count(claim, index)
-    settled = {periods_counted.count.start, periods_counted.threshold.start} if periods_counted else set()
+    # a count of the periods in which one row's figure passes a threshold, or of the rows of a whole the claim names:
+    # counted over those cells, a threshold a constant of the count (else neither is checked, see `counted`)
+    counted_check = count_check(claim, index)
+    settled = counted_check.starts if counted_check else set()
     reasons = {q.start: why for q in claim.quantities if q.start not in settled and (why := counted(claim, q))}
     for why in dict.fromkeys(reasons.values()):
         shown = ", ".join(q.text for q in claim.quantities if reasons.get(q.start) == why)
-        notes.append(f"not checked, {why} (counting a table's cells is not done): {shown}")
+        notes.append(f"not checked, {why} (no table line, rows or list the claim names answer it): {shown}")
     to_check = [q for q in claim.quantities if q.start not in reasons and q.start not in settled]
     labels = [q for q in to_check if _names_a_range_label(claim, q, index)]
     if labels:
@@ -276,7 +276,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         cited = cited or None
 
     allowed = allowed_origins(claim, index, rules)
-    results: list[AtomResult] = [periods_counted.result] if periods_counted else []
+    results: list[AtomResult] = [counted_check.result] if counted_check else []
     near: set[tuple[int, int]] = set()
     pending = list(strong)
     # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
