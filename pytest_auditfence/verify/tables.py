@@ -10,6 +10,7 @@ meaning, so a new form is a new reader, not a new rule.
 from __future__ import annotations
 
 import html
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -743,19 +744,35 @@ def _lead_in_below(text: str, end: int) -> str:
     return " ".join(text[start:m.end()].split())
 
 
-# a line that introduces a table without stating a scale ('Operating income included the following:')
-_NAMING_LEAD_IN = re.compile(r"(?i)[ \t]*(?:<p>)?(?P<lead>[^\n:<>]{8,160}?\b(?:the\s+following|as\s+follows))\s*:\s*(?:</p>)?[ \t]*")
+# a line that introduces a table without stating a scale ('Operating income included the following:', 'The following
+# table sets forth the number of warrants outstanding as of December 31, 2019:')
+_NAMING_LEAD_IN = re.compile(r"(?i)[ \t]*(?:<p>)?(?P<lead>[^\n:<>]{8,160}?\b(?:the\s+following|as\s+follows)"
+                             r"|(?:the\s+)?(?:following\s+tables?|tables?\s+below)\b[^\n:<>]{4,240}?)\s*:\s*(?:</p>)?[ \t]*")
 
 
 def _naming_lead_in(text: str, end: int) -> str:
-    """The first line below the last table, where it introduces a table and names what it holds but states no scale
+    """The line below the last table that introduces a table and names what it holds but states no scale
     ('Operating income included the following:'): the table's caption too (a bare 'Total' row totals what it
-    names, see `derive._caption_total`); a line further down may introduce something else, and is not read."""
+    names, see `derive._caption_total`). It is the first line below the table, or the last line of the text the
+    table stands in (of a trace file's field: the lines indented as its first), where no table follows it to
+    introduce: a document tool renders a section's table before its paragraphs, the lead-in last (page text may
+    wrap it over a few lines). A line between them may introduce something else, and is not read."""
     after = text.find("\n", end)
-    for _, line in _lines(text[after + 1:] if after >= 0 else ""):
-        if _TAG.sub("", line).strip():  # past the table's last line and its closing tags
-            m = _NAMING_LEAD_IN.fullmatch(line)
-            return " ".join(m.group("lead").split()) if m else ""
+    lines = [(_TAG.sub("", line).strip(), len(line) - len(line.lstrip()))
+             for _, line in _lines(text[after + 1:] if after >= 0 else "")]
+    filled = [(words, indent) for words, indent in lines if words]  # past the table's last line and its closing tags
+    if not filled:
+        return ""
+    first, indent = filled[0]
+    block = list(itertools.takewhile(lambda li: not li[0] or li[1] >= indent, lines[lines.index(filled[0]):]))
+    last = [words for words, _ in block]
+    while last and not last[-1]:
+        last.pop()
+    wrapped = last[len(last) - next((k for k, words in enumerate(reversed(last)) if not words), len(last)):]
+    for candidate in dict.fromkeys([first] + [" ".join(wrapped[-n:]) for n in range(1, min(len(wrapped), 3) + 1)]):
+        m = _NAMING_LEAD_IN.fullmatch(candidate)
+        if m is not None:
+            return " ".join(m.group("lead").split())
     return ""
 
 
@@ -907,9 +924,12 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
                 found.append(cell)
                 # the cell over the figure, or the first of its text (a spanning or right-aligned header)
                 if at is None:
-                    figure_at = _column_range(text, *span)[0]
-                    at = max((a for a, _, t in row if t == cell), default=None,
-                             key=lambda a: -abs(_column_range(text, a, a)[0] - figure_at))
+                    # page text aligns a column's cells at their right edges (a header's mark included, see
+                    # `_read_cell`): of two cells alike but for their marks ('FY18**', 'FY18***'), the one whose right
+                    # edge is nearest the figure's
+                    figure_right = _column_range(text, *span)[1]
+                    at = min(((a, b) for a, b, t in row if t == cell), default=(None, None),
+                             key=lambda ab: abs(_column_range(text, *ab)[1] - figure_right))[0]
                 marked.append(marks.get(at, ""))
         return tuple(found), column_mark(marked)
 
