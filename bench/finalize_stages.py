@@ -1,8 +1,8 @@
 """Where finalize() spends its time on the 50-node bench of capture_overhead.py: CPU ms per stage.
 
 Wraps the stages (Recorder.flush and, inside it, Redactor.value and BlobStore.put_value; materialize;
-share_lines; Manifest.to_json; file writes and folder creation; read_journal; journal_digest; the pack's
-rewrite) and prints the
+share_lines; Manifest.to_json; file writes and folder creation, or both as one stage where the package writes
+files and folders in one function; read_journal; journal_digest; the pack's rewrite) and prints the
 median over `--runs` finalizes, with the bare run's median for scale. CPU time (time.process_time: user and
 kernel time of this process), so other processes on a shared machine disturb it less than wall time.
 `--rounds 10,20,40` also times the finalize of trace_size.py's looping agent at those rounds (`--agent-runs`
@@ -74,6 +74,7 @@ def main() -> None:
         (pathlib.Path, "mkdir", "folder creation"),
         (pathlib.Path, "write_text", "file writes"),
         *([(store, "write_text_file", "file writes")] if hasattr(store, "write_text_file") else []),
+        *([(store, "write_trace_files", "files and folders")] if hasattr(store, "write_trace_files") else []),
     ):
         _timed(owner, name, label)
     app = build(args.nodes)

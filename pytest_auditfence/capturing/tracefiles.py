@@ -245,9 +245,10 @@ class LineSharer:
         i, n = 0, len(lines)
         ends = [0, *accumulate(map(len, lines))]  # ends[k]: characters of lines[:k] (without line breaks)
         self._ends[path] = array("q", ends)
+        last = _last_lookup(ends, n)  # no line from this one on starts a run long enough: none is looked up
         while i < n:
             line = lines[i]
-            run = self._longest_run(lines, i, text, ends) if line else None
+            run = self._longest_run(lines, i, text, ends) if line and i < last else None
             if run is not None:
                 target, j, indent, length = run
                 out.append(_reference_line(j + 1, j + length, target, indent))
@@ -315,6 +316,13 @@ class LineSharer:
             if chars > best_chars:
                 best, best_chars, need = (target, j, shift, k), chars, 0
         return best
+
+
+def _last_lookup(ends: list[int], n: int) -> int:
+    """The first line of a file of `n` lines (`ends` as in `_line_ends`) from which the rest of the file, line
+    breaks counted as _longest_run counts them, is shorter than MIN_SHARED_CHARS: no run starting there can be
+    worth a reference, whatever earlier file it is looked up in."""
+    return bisect_right(range(n + 1), ends[n] + n - MIN_SHARED_CHARS, key=lambda q: ends[q] + q)
 
 
 def _note(places: dict[str, list[tuple[int, int, int]]], number: int, lines: list[str],

@@ -127,8 +127,7 @@ def lookup(query: str) -> str:
 
 
 def _long_named_tool() -> Any:
-    named = lookup.model_copy(update={"name": "lookup_" + "x" * 300})  # a file name of 300+ bytes
-    return named
+    return lookup.model_copy(update={"name": "lookup_" + "x" * 300})  # a file name of 300+ bytes
 
 
 def test_a_file_name_the_file_system_refuses_is_named_and_leaves_no_half_folder(tmp_path):
@@ -186,28 +185,51 @@ def test_secrets_are_redacted_in_every_file_of_the_folder(tmp_path, monkeypatch)
 
 
 def test_a_chain_writes_each_node_folder_once_and_the_same_bytes_twice(tmp_path):
+    for name in ("a", "b"):
+        _chain_capture(tmp_path / name).finalize()
+    assert _folder(tmp_path / "a") == _folder(tmp_path / "b")
+    assert len(list((tmp_path / "a" / "nodes").iterdir())) == 30
+
+
+def _chain_capture(folder: Path, nodes: int = 30) -> Snapshot:
     from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
     from langchain_core.messages import AIMessage
     from langgraph.graph import MessagesState
 
-    def build() -> Any:
-        model = GenericFakeChatModel(messages=iter(
-            [AIMessage(content=f"Finding {i}: revenue grew {i}.{i}% to ${100 + i}.4 billion.", id=f"m{i}")
-             for i in range(30)]))
+    model = GenericFakeChatModel(messages=iter(
+        [AIMessage(content=f"Finding {i}: revenue grew {i}.{i}% to ${100 + i}.4 billion.", id=f"m{i}")
+         for i in range(nodes)]))
 
-        def named(i: int) -> Any:
-            def step(state: MessagesState) -> dict[str, Any]:
-                return {"messages": [model.invoke(state["messages"][-4:])]}
+    def named(i: int) -> Any:
+        def step(state: MessagesState) -> dict[str, Any]:
+            return {"messages": [model.invoke(state["messages"][-4:])]}
 
-            step.__name__ = f"n{i:02d}"
-            return step
+        step.__name__ = f"n{i:02d}"
+        return step
 
-        return chain(*(named(i) for i in range(30)), schema=MessagesState)
+    snap = Snapshot(folder)
+    chain(*(named(i) for i in range(nodes)), schema=MessagesState).invoke(
+        {"messages": [HumanMessage(content="Analyze AAPL", id="q")]}, config=snap.config(recursion_limit=nodes + 10))
+    return snap
 
-    for name in ("a", "b"):
-        snap = Snapshot(tmp_path / name)
-        build().invoke({"messages": [HumanMessage(content="Analyze AAPL", id="q")]},
-                       config=snap.config(recursion_limit=40))
-        snap.finalize()
+
+def test_no_line_is_looked_up_where_the_rest_of_its_file_is_too_short_to_share(tmp_path, monkeypatch):
+    """A node's output (one short message) and the message a node input adds are shorter than any run worth a
+    reference: no earlier place of their lines is looked up, and the folder is the one every lookup gives."""
+    from pytest_auditfence.capturing import tracefiles
+
+    looked: list[tuple[int, int]] = []  # (characters from the line to the file's end, line breaks counted)
+    inner = tracefiles.LineSharer._longest_run
+
+    def counting(self: Any, lines: list[str], i: int, text: str, ends: list[int]) -> Any:
+        looked.append((ends[len(lines)] - ends[i] + len(lines) - i, i))
+        return inner(self, lines, i, text, ends)
+
+    monkeypatch.setattr(tracefiles.LineSharer, "_longest_run", counting)
+    _chain_capture(tmp_path / "a").finalize()
+    assert looked and min(rest for rest, _ in looked) >= tracefiles.MIN_SHARED_CHARS
+    outputs = [p for p in (tmp_path / "a" / "nodes").rglob("r1.output.txt")]
+    assert len(outputs) == 30
+    monkeypatch.setattr(tracefiles, "_last_lookup", lambda ends, n: n)  # every non-empty line looked up
+    _chain_capture(tmp_path / "b").finalize()
     assert _folder(tmp_path / "a") == _folder(tmp_path / "b")
-    assert len(list((tmp_path / "a" / "nodes").iterdir())) == 30
