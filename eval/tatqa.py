@@ -128,7 +128,18 @@ class Section:
 
     @property
     def headers(self) -> list[str]:
-        """One header per column: the header rows' non-empty cells, spanning ones carried to the right."""
+        """One header per column: the header rows' non-empty cells, a lone spanning one carried to the right (what
+        the perturbations date a column by)."""
+        return self._headers(groups=False)
+
+    @property
+    def record_keys(self) -> list[str]:
+        """The headers a list of records keys its fields by: also headers spanning groups of columns alike, each
+        written in the first column of its group ('December 31, 2019' over 'Carrying Amount | Fair Value'), carried
+        over its group, as a tool flattening the table names each field."""
+        return self._headers(groups=True)
+
+    def _headers(self, groups: bool) -> list[str]:
         width = len(self.rows[0]) if self.rows else 0
         out = []
         for j in range(width):
@@ -137,11 +148,24 @@ class Section:
                 cell = row[j].strip() if j < len(row) else ""
                 if not cell and j > 1:  # a spanning header written in the first column it covers
                     left = [row[k].strip() for k in range(1, j) if k < len(row) and row[k].strip()]
-                    cell = left[-1] if left and len([c for c in row[1:] if c.strip()]) == 1 else ""
+                    cell = left[-1] if left and len([c for c in row[1:] if c.strip()]) == 1 else \
+                        _spanned(row, j) if groups else ""
                 if cell and cell not in parts:
                     parts.append(cell)
             out.append(" ".join(parts))
         return out
+
+
+def _spanned(row: list[str], j: int) -> str:
+    """The header over column `j` of a row of headers each spanning the same number of columns, written in the first
+    of them ('', 'December 31, 2019', '', 'December 31, 2018', ''): the filled cell its group starts at."""
+    filled = [k for k in range(1, len(row)) if row[k].strip()]
+    if len(filled) < 2 or j < filled[0]:
+        return ""
+    stride = filled[1] - filled[0]
+    if stride < 2 or any(b - a != stride for a, b in zip(filled, filled[1:])) or j >= filled[-1] + stride:
+        return ""
+    return row[filled[0] + (j - filled[0]) // stride * stride].strip()
 
 
 def _header_count(rows: list[list[str]]) -> int:
@@ -187,14 +211,19 @@ def render(sec: Section, form: str | None = None) -> str:
     if form == "json_table":
         return json.dumps({"caption": title, "table": rows, "paragraphs": paras}, ensure_ascii=False)
     if form == "json_records":
-        headers = sec.headers
+        headers = sec.record_keys
         keys = ["line_item"] + [h or f"column_{j}" for j, h in enumerate(headers) if j]
         seen: Counter[str] = Counter()
         unique = []
         for k in keys:
             seen[k] += 1
             unique.append(k if seen[k] == 1 else f"{k} ({seen[k]})")
-        records = [dict(zip(unique, row, strict=False)) for row in rows[sec.header_count:]]
+        # the header's last rows that hold only a label (the first block's date 'December 31, 2019', a first section
+        # 'Revenue:') head no column: records keep them, as every later such row, each a record of its own
+        lead = sec.header_count
+        while lead > 0 and rows[lead - 1] and rows[lead - 1][0].strip() and not any(c.strip() for c in rows[lead - 1][1:]):
+            lead -= 1
+        records = [dict(zip(unique, row, strict=False)) for row in rows[lead:]]
         return json.dumps({"caption": title, "rows": records, "paragraphs": paras}, ensure_ascii=False)
     if form == "markdown":
         width = len(rows[0])
