@@ -1327,7 +1327,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     subject = claim_subject(claim)
     # a figure of a 'respectively' list is stated for its own period of the list ('12%, 9% and 13% in 2017, 2018
     # and 2019, respectively': the 12% is 2017's)
-    paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
+    paired = claimed_period(claim, q)
     if paired:
         subject = replace(subject, periods=paired)
     figure = figure_subject(claim, q)
@@ -1970,6 +1970,49 @@ def respective_period(text: str, start: int, end: int) -> frozenset[Period]:
     return frozenset({(years[figures.index(start)][1], "")})
 
 
+# what stands between two items of a list ('2017, 2018 and 2019'; '$4.1 million, $4.4 million, and $4.8 million'):
+# a comma, 'and' or both, a figure's scale word before it
+_LIST_GAP = re.compile(r"(?i)\s*(?:million|billion|thousand)?\s*(?:,\s*(?:and\s+)?|\s+and\s+|&\s*)(?:fiscal\s+|FY\s*)?")
+
+
+def _runs(spans: list[tuple[int, int]], text: str) -> list[list[tuple[int, int]]]:
+    """Items in order grouped into lists: runs of items only a list's gap (`_LIST_GAP`) apart."""
+    runs: list[list[tuple[int, int]]] = []
+    for a, b in spans:
+        if runs and _LIST_GAP.fullmatch(text, runs[-1][-1][1], a):
+            runs[-1].append((a, b))
+        else:
+            runs.append([(a, b)])
+    return runs
+
+
+def listed_years_period(text: str, start: int, end: int) -> frozenset[Period]:
+    """The period of a figure in a list of as many figures as a list of years in its clause pairs, in order, without
+    'respectively' ('In 2017, 2018 and 2019, revenue was $4.0 million, $4.4 million and $4.8 million': $4.4 million
+    is 2018's); empty otherwise. Both must be lists (items a comma or 'and' apart) and the clause must name no other
+    year: 'revenue of $5 million and net income of $2 million in 2018 and 2019' lists no figures."""
+    lo, hi = _clause(text, start, end)
+    years = [(m.start(), m.end()) for m in _LISTED_YEAR.finditer(text, lo, hi)]
+    year_runs = _runs(years, text)
+    if len(year_runs) != 1 or len(years) < 2:
+        return frozenset()
+    spans = {a for a, _ in years}
+    figures = [(m.start(), m.end()) for m in _LISTED_FIGURE.finditer(text, lo, hi) if m.start() not in spans
+               and any(ch.isdigit() for ch in m.group())]
+    run = next((r for r in _runs(figures, text) if any(a == start for a, _ in r)), None)
+    if run is None or len(run) != len(years):
+        return frozenset()
+    at = [a for a, _ in run].index(start)
+    return frozenset({(int(text[years[at][0]:years[at][1]]), "")})
+
+
+def claimed_period(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
+    """The one period a claim's list states the figure `q` for: by 'respectively' (`respective_period`) or by a list
+    of years as long as the figure's list (`listed_years_period`); empty otherwise."""
+    start, end = q.start - claim.start, q.end - claim.start
+    return respective_period(claim.claim, start, end) or listed_years_period(claim.claim, start, end)
+
+
 # two years joined as the ends of a span or of a comparison ('from 2018 to 2019', 'between 2018 and 2019', '2017-2019',
 # '2019 compared to 2018'): the claim compares them, it lists no period for each figure
 _YEARS_JOINED = re.compile(
@@ -1982,7 +2025,7 @@ def listed_period(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
     per figure ('15%, 57% and 53% in 2017, 2018 and 2019, respectively': 15% is 2017's, see `respective_period`);
     empty otherwise, and where two of its years are the ends of a span or a comparison ('the changes in X and Y
     from 2018 to 2019 were 5 and 7, respectively' lists rows, not periods)."""
-    paired = respective_period(claim.claim, q.start - claim.start, q.end - claim.start)
+    paired = claimed_period(claim, q)
     return paired if paired and not _YEARS_JOINED.search(claim.claim) else frozenset()
 
 
@@ -2075,8 +2118,9 @@ def sentence_quarters(text: str, start: int, end: int) -> set[str]:
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a figure of prose is stated for, by the words attached to it: '18.3% for 2018', 'in 2019
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
-    away may be any figure's)."""
-    paired = respective_period(text, start, end)
+    away may be any figure's). A figure of a list is its own year's of the list its clause pairs it with
+    ('$4.0 million, $4.4 million and $4.8 million in 2017, 2018 and 2019': $4.8 million is 2019's, not 2017's)."""
+    paired = respective_period(text, start, end) or listed_years_period(text, start, end)
     if paired:
         return paired
     after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))

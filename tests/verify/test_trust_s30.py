@@ -4,8 +4,10 @@ A claim naming one of a payment schedule's years ('due in 2024') is not backed b
 ('Thereafter', 'After 2024') or its Total, which sum that year with others. A cell a '%' header made a percentage
 ('% of penetration') backs no amount, and a bare figure only where the claim names that header or calls its figure a
 rate. A year a row label names ('Final dividend for the year ended 30 June 2018') that is also a column's period
-dates the claim naming it alone ('paid in 2018') by that column. Each rule has its negatives (the open bucket, the
-Total, the percent column for an amount or a count, the other year's column); the right cells stay covered."""
+dates the claim naming it alone ('paid in 2018') by that column. A list of figures beside a list of as many years is
+paired in order without 'respectively' ('in 2017, 2018 and 2019 ... X, Y and Z'), in the claim and in prose sources.
+Each rule has its negatives (the open bucket, the Total, the percent column for an amount or a count, the other
+year's column, two figures of a list swapped); the right cells stay covered."""
 
 from __future__ import annotations
 
@@ -36,6 +38,13 @@ TABLES = {
         ["Broadband subscribers", "402,115", "19,870", "20,640", "48.3", "47.1"],
         ["Television subscribers", "290,410", "(3,812)", "(5,905)", "33.9", "36.2"]],
         "Penetration is the share of homes passed that subscribe."),
+    # one line item over three years
+    "segments": ("Table 2 Revenue by segment (in millions)", [
+        ["", "2019", "2018", "2017"],
+        ["Product revenue", "4,812", "4,390", "3,975"],
+        ["Service revenue", "1,206", "1,118", "1,047"],
+        ["Total revenue", "6,018", "5,508", "5,022"]],
+        "Revenue for the years ended December 31."),
     # dividends named by the year they were declared for, paid in the column's year
     "dividends": ("Table 9 Dividends paid (in thousands)", [
         ["", "2019", "2018"],
@@ -93,3 +102,19 @@ def test_a_row_year_that_is_a_columns_period_dates_the_claim_by_that_column(audi
             ("The final dividend for the year ended 30 June 2018 was $13,240 thousand.", "$13,240")],
            [("The final dividend paid in 2018 was $13,240 thousand.", "$13,240"),  # the 2019 column
             ("The interim dividend paid in 2018 was $7,415 thousand.", "$7,415")])
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_list_of_figures_is_paired_with_a_list_of_years_in_order(audit, form: str) -> None:
+    _check(audit, form, "segments",
+           [("In 2017, 2018 and 2019, product revenue was $3,975 million, $4,390 million and $4,812 million.",
+             "$4,390"),
+            ("Service revenue was $1,047 million, $1,118 million, and $1,206 million in 2017, 2018, and 2019.",
+             "$1,206"),
+            ("In 2019 and 2018, total revenue was $6,018 million and $5,508 million.", "$5,508")],
+           # two figures of the list swapped: each is another year's
+           [("In 2017, 2018 and 2019, product revenue was $4,390 million, $3,975 million and $4,812 million.",
+             "$4,390"),
+            ("Service revenue was $1,047 million, $1,206 million, and $1,118 million in 2017, 2018, and 2019.",
+             "$1,206"),
+            ("In 2019 and 2018, total revenue was $5,508 million and $6,018 million.", "$5,508")])
