@@ -319,17 +319,19 @@ def row_count(claim: ClaimRecord, index: SourceIndex) -> Count | None:
         return Count(count, None, AtomResult(count.text, Verdict.CONTRADICTED, spans,
                                              note=f"{count.text} contradicted: {len(parts)} rows ({names}), not {count.text}"))
     (threshold, which), periods = thresholds[0], claim_subject(claim).periods
+    _, passes, sign = _COMPARISONS[which]
     in_period = []
     for _, f, parts in widest:
         cells = _cells_in_period(parts, threshold, periods, index, f)
         if cells is None:
             return None
         if cells:
-            in_period.append(cells)
+            in_period.append((cells, len(parts)))
     if len(in_period) != 1:
         return None
-    cells = in_period[0]
-    _, passes, sign = _COMPARISONS[which]
+    cells, size = in_period[0]
+    if len(cells) < size and passes(0.0, threshold.value):
+        return None  # a part without a figure in the period ('—') may be a zero that passes: not counted either way
     passing = [(row, o) for row, o in cells if passes(index.quantity(o).value, threshold.value)]
     terms = " + ".join(f"({_at_scale(index.quantity(o), threshold)} {sign} {threshold.text})" for _, o in cells)
     spans = [span_of(index, o) for _, o in cells]

@@ -154,6 +154,19 @@ def test_the_rows_of_a_section_over_a_threshold_in_one_year_are_counted(audit, f
 
 
 @pytest.mark.parametrize("form", ["markdown", "records"])
+def test_a_part_without_a_figure_leaves_a_count_below_a_threshold_unchecked(audit, form: str) -> None:
+    # 'Software' has no 2019 figure ('—'): a zero below $500 million or no figure at all, so the count is not checked;
+    # over a threshold it passes nothing either way, and is counted
+    _check(audit, form, "segment costs",
+           [_asked("how many categories of total segment costs exceeded $1,000 million in 2019", "1")],
+           [_asked("how many categories of total segment costs exceeded $1,000 million in 2019", "2")])
+    for count in ("0", "1"):
+        record = audit(form, "segment costs",
+                       *_asked("how many categories of total segment costs were below $500 million in 2019", count))
+        assert record.verdict.value == "unverifiable", (count, record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("form", ["markdown", "records"])
 def test_a_count_of_no_named_whole_is_not_checked(audit, form: str) -> None:
     # no section nor line is named: never verified by a chance figure equal to the count (nor flagged)
     # nor is a count of things a cell may state ('how many funds'): only the kinds of a whole's parts are its rows
