@@ -225,29 +225,58 @@ _POINT_DIGITS_TEXT = r"[ \t]+point((?:[ \t]+" + _DIGIT_WORD + r")+)"
 _AND_FRACTION_TEXT = r"[ \t]+and[ \t]+an?[ \t]+(" + "|".join(_FRACTION_WORDS) + r")(?![-\w])"
 _POINT_DIGITS = re.compile(_POINT_DIGITS_TEXT)
 _AND_FRACTION = re.compile(_AND_FRACTION_TEXT)
-# a fraction of the scale word after it ('half a million', 'a half million', 'a quarter of a million'): the scale and
-# any unit are read after it as after a number
+# a fraction of the scale word after it ('half a million', 'a half million', 'a quarter of a million', 'a third of a
+# billion', 'two-fifths of a million'): the scale and any unit are read after it as after a number
 _SCALED_FRACTION = re.compile(
-    r"\b(?:(?:a[ \t]+)?(?P<half>half)(?:[ \t]+an?)?|(?P<quarter>a[ \t]+quarter)(?:[ \t]+of[ \t]+a)?"
-    r"|(?P<three>three[ \t-]+quarters)[ \t]+of[ \t]+a)(?=[ \t]+(?:thousand|million|billion|trillion)\b)")
+    r"\b(?:(?:a[ \t]+)?(?P<half>half)(?:[ \t]+an?)?|(?P<quarter>a[ \t]+quarter)"
+    r"|(?P<part>(?:a|one|two|three|four)[ \t\u2010-]+(?:quarters?|thirds?|fifths?))[ \t]+of[ \t]+a)"
+    r"(?=[ \t]+(?:thousand|million|billion|trillion)\b)")
+# the value of a fraction's parts ('a third', 'two-fifths'), and the tolerance it is shown to (a half: 0.05)
+_PARTS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5}
+_PART_COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 
 
-# a fraction of a whole thing named after it ('a third of', 'two-thirds of', 'three-quarters of'); not 'half of' (prose:
-# 'half of the sauce') nor 'a quarter of' (also a period), nor a fraction of a scale word ('a third of a million')
+def _fraction_value(words: str) -> tuple[float, float]:
+    """(value, tolerance shown) of a fraction written out: 'half' 0.5 (to 0.05), 'a third' 1/3, 'two-fifths' 0.4,
+    'three quarters' 0.75 (to 0.005)."""
+    parts = re.split(r"[ \t\u2010-]+", words.strip())
+    count = _PART_COUNTS.get(parts[0], 1) if len(parts) > 1 else 1
+    part = _PARTS[parts[-1].rstrip("s") if parts[-1] != "halves" else "half"]
+    return count / part, 0.05 if part == 2 else 0.005
+
+
+# a fraction of a whole thing named after it ('a third of', 'two-thirds of', 'three-quarters of', 'a fifth of'); not
+# 'half of' (prose: 'half of the sauce') nor 'a quarter of' (also a period) but after a verb of a share (below), nor a
+# fraction of a scale word ('a third of a million')
 _WHOLE_FRACTION = re.compile(
-    r"\b(?:(?P<count>a|one)[ \t\u2010-]+(?P<part>third)|one[ \t\u2010-]+(?P<quarter>quarter)"
-    r"|(?P<many>two|three)[ \t\u2010-]+(?P<parts>thirds|quarters))(?=[ \t]+of\b)"
+    r"\b(?:(?:a|one)[ \t\u2010-]+(?:third|fifth)|one[ \t\u2010-]+quarter"
+    r"|(?:two|three)[ \t\u2010-]+(?:thirds|quarters)|(?:two|three|four)[ \t\u2010-]+fifths)(?=[ \t]+of\b)"
     r"(?![ \t]+of[ \t]+an?[ \t]+(?:thousand|million|billion|trillion)\b)")
+# a share of a whole named after a verb of a share or a copula ('made up half of all orders', 'were a quarter of total
+# sales', 'accounted for about one-half of revenue'): 'half of' and 'a quarter of' are read only there, as they are
+# prose elsewhere ('coat the ribs with half of the sauce', 'a quarter of strong demand'); the fraction is group 'f'
+_SHARE_VERB = (r"(?:is|are|was|were|be|been|made[ \t]+up|makes?[ \t]+up|accounted[ \t]+for|accounts?[ \t]+for"
+               r"|represented|represents?|comprised|comprises?|constituted|constitutes?|totall?ed|reached)")
+_SHARE_FRACTION = re.compile(
+    r"\b" + _SHARE_VERB + r"[ \t]+(?:(?:about|roughly|nearly|almost|approximately|around|just|some|over|under"
+    r"|(?:more|less)[ \t]+than)[ \t]+)*(?P<f>(?:one[ \t\u2010-]+)?half|a[ \t]+quarter)(?=[ \t]+of\b)"
+    r"(?![ \t]+of[ \t]+an?[ \t]+(?:thousand|million|billion|trillion)\b)")
+# a decimal with no whole part ('point five percent'), not after a number or a word of one ('one point five')
+_LONE_POINT = re.compile(r"(?<![\w.-])(?<!\d )point((?:[ \t]+" + _DIGIT_WORD + r")+)")
 
 
 def spelled_numbers(lowered: str) -> list[tuple[int, int, float, float]]:
     """(start, end, value, tolerance as shown) of each number `lowered` (a lower-cased text) writes out, in order: a
-    whole number ('twenty-five', 'two hundred'), a decimal ('eighty-five point two': 85.2, shown to 0.05), a whole
-    number and a fraction ('two and a half': 2.5) and a fraction before a scale word ('half a million': 0.5 before
-    'million'). The digit words of a decimal are no numbers of their own; a lone 'point five' is left unread."""
+    whole number ('twenty-five', 'two hundred'), a decimal ('eighty-five point two': 85.2, shown to 0.05; 'point five':
+    0.5), a whole number and a fraction ('two and a half': 2.5) and a fraction before a scale word ('half a million':
+    0.5 before 'million', 'a third of a million'). The digit words of a decimal are no numbers of their own."""
     fractions = [(m.start(), m.end(), *(
-        (0.5, 0.05) if m.group("half") else (0.25, 0.005) if m.group("quarter") else (0.75, 0.005)))
-        for m in _SCALED_FRACTION.finditer(lowered)] if "half" in lowered or "quarter" in lowered else []
+        (0.5, 0.05) if m.group("half") else (0.25, 0.005) if m.group("quarter") else _fraction_value(m.group("part"))))
+        for m in _SCALED_FRACTION.finditer(lowered)] if _FRACTION_LEADS.search(lowered) else []
+    if "point" in lowered:
+        fractions += [(m.start(), m.end(), float("0." + "".join(str(_DIGIT_VALUES[w]) for w in m.group(1).split())),
+                       0.5 * 10.0 ** -len(m.group(1).split())) for m in _LONE_POINT.finditer(lowered)
+                      if not _NUMBER_BEFORE.search(lowered, max(0, m.start() - 30), m.start())]
     out: list[tuple[int, int, float, float]] = []
     end = -1
     for m in _NUMBER_WORDS.finditer(lowered):
@@ -267,6 +296,27 @@ def spelled_numbers(lowered: str) -> list[tuple[int, int, float, float]]:
             value, end = value + part, fraction.end()
         out.append((m.start(), end, value, tolerance))
     return sorted([*out, *(f for f in fractions if not any(a <= f[0] < b for a, b, *_ in out))])
+
+
+_FRACTION_LEADS = re.compile(r"half|quarter|third|fifth")
+
+
+def whole_fractions(lowered: str) -> list[tuple[int, int]]:
+    """(start, end) of each fraction of a whole `lowered` (a lower-cased text) states as a share: 'a third of',
+    'two-thirds of', 'three-quarters of' anywhere, and 'half of', 'a quarter of' or fifths after a verb of a share
+    ('made up half of all orders'), in order; the span is the fraction's words ('half', 'a quarter')."""
+    if _FRACTION_LEADS.search(lowered) is None:
+        return []
+    found = [m.span() for m in _WHOLE_FRACTION.finditer(lowered)]
+    found += [m.span("f") for m in _SHARE_FRACTION.finditer(lowered)]
+    return sorted(set(found))
+# a number or a number word right before a lone 'point' makes it a decimal's ('one point five'; read above)
+_NUMBER_BEFORE = re.compile(r"(?:\d|\b(?:" + "|".join([*_TEN_WORDS, *_UNIT_NUMBER_WORDS, "hundred"]) + r"))[ \t]+$")
+
+
+def whole_fraction_at(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] a fraction of a whole that `whole_fractions` reads ('a third' of 'a third of total sales')?"""
+    return (start, end) in whole_fractions(text.lower()) if len(text.lower()) == len(text) else False
 
 
 # a number written out (`spelled_numbers`' whole numbers, decimals and whole numbers with a fraction) as a pattern
@@ -572,13 +622,12 @@ class _Parser:
                 tolerance=shown * scale * abs(factor), negative=False,
             )
             out.append(q)
-        for m in _WHOLE_FRACTION.finditer(lowered) if "third" in lowered or "quarter" in lowered else ():
+        for start, end in whole_fractions(lowered):
             # a fraction of a whole ('two-thirds of revenue') is its share in percent, to the whole percent
-            count = _UNIT_NUMBER_WORDS[m.group("many")] if m.group("many") else 1
-            share = 100.0 * count / (3 if (m.group("part") or m.group("parts") or "").startswith("third") else 4)
             out.append(Quantity.model_construct(
-                text=text[m.start():m.end()], start=m.start() + self.offset, end=m.end() + self.offset, value=share,
-                kind="percent", unit="%", scale=1.0, tolerance=0.5, negative=False,
+                text=text[start:end], start=start + self.offset, end=end + self.offset,
+                value=100.0 * _fraction_value(lowered[start:end])[0], kind="percent", unit="%", scale=1.0, tolerance=0.5,
+                negative=False,
             ))
         return sorted(out, key=lambda x: x.start)
 
@@ -1515,7 +1564,8 @@ def holds_number_word(text: str) -> bool:
     """Does `text` hold a number written as a word ('five', 'twenty', 'a hundred' aside) or a fraction ('half a
     million', 'a third of')?"""
     lowered = text.lower()
-    return any(p.search(lowered) is not None for p in (_NUMBER_WORDS, _SCALED_FRACTION, _WHOLE_FRACTION))
+    return any(p.search(lowered) is not None for p in (_NUMBER_WORDS, _SCALED_FRACTION, _WHOLE_FRACTION, _SHARE_FRACTION,
+                                                       _LONE_POINT))
 
 
 _PROSE_NUMBER_WORDS = frozenset({"zero", "one"})
@@ -1537,16 +1587,17 @@ ONE_FIGURE_WORDS = frozenset({"point", "half", "thousand", "million", "billion",
 
 def number_word_lines(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each line of `text` that holds a number written as a word, in order, each once: from two up,
-    'one' only as a figure ('one billion dollars'; 'one' is prose far more often: 'one of the', 'no one'), and a
-    fraction of a scale word ('half a million')."""
+    'one' only as a figure ('one billion dollars'; 'one' is prose far more often: 'one of the', 'no one'), a
+    fraction of a scale word ('half a million') or of a whole (`whole_fractions`), and a lone decimal ('point five')."""
     lowered = text.lower()
     if len(lowered) != len(text):
         lowered = text
     found = [m.span() for m in _NUMBER_WORDS.finditer(lowered)
              if m.group() not in _PROSE_NUMBER_WORDS or _ONE_AS_FIGURE.match(lowered, m.end())]
-    if "half" in lowered or "quarter" in lowered or "third" in lowered:
-        found = sorted([*found, *(m.span() for pattern in (_SCALED_FRACTION, _WHOLE_FRACTION)
-                                  for m in pattern.finditer(lowered))])
+    if _FRACTION_LEADS.search(lowered):
+        found = sorted([*found, *(m.span() for m in _SCALED_FRACTION.finditer(lowered)), *whole_fractions(lowered)])
+    if "point" in lowered:
+        found = sorted([*found, *(m.span() for m in _LONE_POINT.finditer(lowered))])
     end = -1
     for at, until in found:
         if at < end:
@@ -1598,7 +1649,8 @@ def spelled_counts(text: str, offset: int = 0) -> list[Quantity]:
 
 
 # the dimensions of a spelled figure a claim states ('twenty percent', 'two million dollars'); a spelled duration or
-# length is left out ('the nine months ended', 'less than one year' name a period, not a figure to find)
+# length is left out ('the nine months ended', 'less than one year' name a period, not a figure to find), and so is
+# a ratio of a whole number ('three times a week' is a frequency as often): 'one and a half times' is read
 _SPELLED_CLAIM_KINDS = frozenset({"percent", "currency", "number"})
 
 
@@ -1610,7 +1662,7 @@ def spelled_figures(text: str, offset: int = 0) -> list[Quantity]:
         return []
     digits = [(q.start, q.end) for q in parse_quantities(text, offset=offset)]
     found = [q for q in parse_quantities(text, offset=offset, words=True)
-             if q.text[:1].isalpha() and q.kind in _SPELLED_CLAIM_KINDS]
+             if q.text[:1].isalpha() and (q.kind in _SPELLED_CLAIM_KINDS or q.kind == "ratio" and q.tolerance < 0.5)]
     found += spelled_counts(text, offset)
     out: list[Quantity] = []
     for q in sorted(found, key=lambda x: x.start):
@@ -1792,6 +1844,9 @@ _NUMBER_LINE_WORDS_B = frozenset(w.encode() for w in NUMBER_LINE_WORDS)
 # a 'one' or a fraction is a figure only with one of `ONE_FIGURE_WORDS` after it ('one billion', 'half a million'),
 # or as 'a third of' / 'one-quarter of' (a 'two-thirds' or 'three-quarters' holds a number word of its own)
 _FIGURE_LEADS_B = frozenset({b"one", b"half", b"quarter", b"quarters"})
+# letter runs that keep a file for `number_word_lines` on their own: a fraction of a whole or of a scale word ('a
+# third of', 'half of', 'a fifth of a million'; 'half' with the 'of' of any prose) and a lone decimal's 'point'
+_FRACTION_RUNS_B = frozenset({b"third", b"thirds", b"fifth", b"fifths", b"point"})
 _ONE_FIGURE_WORDS_B = frozenset(w.encode() for w in ONE_FIGURE_WORDS)
 _FACTOR_WORDS_B = frozenset(w.encode() for w in _FACTOR_WORDS if w.isascii())
 _FACTOR_SYMBOLS_B = frozenset(w.encode() for w in _FACTOR_SYMBOLS if w.isascii())
@@ -1881,7 +1936,8 @@ class PlainRuns:
         runs = set(text.encode("utf-8", "replace").translate(LETTERS_ONLY).split())
         lower_runs = {run.lower() for run in runs}
         # can `number_word_lines` keep a line of the text? (not without one of these letter runs)
-        self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B) or b"third" in lower_runs or (
+        self.number_words = not lower_runs.isdisjoint(_NUMBER_LINE_WORDS_B) or not lower_runs.isdisjoint(_FRACTION_RUNS_B) \
+            or (b"half" in lower_runs and b"of" in lower_runs) or (
             not lower_runs.isdisjoint(_FIGURE_LEADS_B) and not lower_runs.isdisjoint(_ONE_FIGURE_WORDS_B))
         # a number word or a currency word with a factor: any letter run of the line, lower-cased
         words = lower_runs & _RISK_WORDS_B

@@ -132,7 +132,8 @@ PER_DENOMINATORS: tuple[str, ...] = (
 METRIC_GROUPS: dict[str, tuple[str, ...]] = {
     "revenue": ("revenue", "revenues", "sales", "net sales", "turnover", "top line"),
     "net income": ("net income", "net profit", "net earnings", "net loss", "profit", "bottom line"),
-    "eps": ("eps", "earnings per share", "per share"),
+    "eps": ("eps", "earnings per share", "per share", "earnings per common share", "earnings per diluted share",
+            "earnings per diluted common share", "earnings per basic share", "earnings per basic common share"),
     "gross margin": ("gross margin", "gross margins", "gross profit margin", "gross profit margins"),
     "operating margin": ("operating margin", "operating margins"),
     "operating income": ("operating income", "operating profit", "operating loss", "ebit"),

@@ -1119,7 +1119,8 @@ def comparison_base(loaded: LoadedFile, start: int, end: int) -> bool:
     '$1.2 billion a year ago'; see vocabulary.BASE_BEFORE / BASE_AFTER)?"""
     text = loaded.text
     return (_BASE_BEFORE.search(text, max(0, start - 60), start) is not None
-            or _BASE_AFTER.match(text, end, min(len(text), end + 40)) is not None)
+            or _BASE_AFTER.match(text, end, min(len(text), end + 40)) is not None
+            or year_ago_quarter(loaded, start, end))
 
 
 # Stems that say a figure's unit or its period, never what it measures (see vocabulary.PERIOD_WORDS).
@@ -1400,6 +1401,10 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                                        or change_apart(claim, q, loaded.text, m.offset)):
                 continue  # '$64.2 million' by 'roughly double the prior-year levels of $64.2 million'
             if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
+                    and another_s_change(figure, loaded, m.offset, end):
+                continue  # 'the absorption rate rose 73%' by 'unit net orders increased by 73%, driven by a 70% increase
+                # in our monthly absorption rate'
+            if window is not None and (long_sentence_line(loaded, m.offset) or sentence_line(loaded, m.offset)) \
                     and count_apart(figure, loaded, m.offset, end):
                 continue  # 'acquire 12 stores' by 'open five new stores this year and 12 new stores in 2022'
             if window is not None and other_noun_counted(claim, q, loaded, m.offset, end):
@@ -1606,7 +1611,7 @@ def _compared_against(text: str, start: int, end: int, lo: int, hi: int, *, clai
 
 
 # a comparison right after a figure ('up 3% versus the prior-year quarter', '60 basis points higher than Q2')
-_COMPARED = r"\s*(?:,\s*)?(?:[a-z]+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with)|than|against)\s+"
+_COMPARED = r"\s*(?:,\s*)?(?:[a-z]+\s+){0,2}?(?:from|over|versus|vs\.?|compared\s+(?:to|with)|than|against|above|below)\s+"
 _COMPARED_AFTER = re.compile(r"(?i)" + _COMPARED)
 # a quarter named by its ordinal word (group 1) or digit (group 2), and what places it in the year before
 _QUARTER_NAMED = r"(?:(first|second|third|fourth)[-\s]quarter|q([1-4]))\b"
@@ -1695,6 +1700,49 @@ def things_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -
         return bool(own.of_what or own.keys) and not _same_things(own.of_what or own.keys, stated_of)
     clause = subject_keys(source_clause(loaded, start, end)) - _NOT_A_SUBJECT
     return bool(own.of_what) and bool(clause) and not _same_things(own.of_what, frozenset(clause))
+
+
+_PERCENT_SIGN = re.compile(r"(?i)\s?(?:%|percent\b)?")
+# what a change is in, named right after it ('a 70% increase in our monthly absorption rate'); not the 'of ...' of any
+# amount (`_OF_WHAT`: '7-8 hours of sleep')
+_CHANGE_IN = re.compile(r"(?i)\s*(?:increase|decrease|growth|decline|rise|drop|gain|improvement|reduction|jump)s?\s+in"
+                        r"\s+(?:(?:the|our|its|their|this|that)\s+)?(.+)")
+
+
+def _change_in(text: str, end: int) -> frozenset[str]:
+    """The subject stems of what the change whose figure ends at `end` is in, named right after it, if any."""
+    after = _PERCENT_SIGN.match(text, end).end()
+    m = _CHANGE_IN.match(_AFTER_STOP.split(text[after:min(len(text), after + 60)], maxsplit=1)[0])
+    return frozenset(subject_keys(m.group(1)) - _NOT_A_SUBJECT) if m else frozenset()
+
+
+def another_s_change(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the claimed figure's subject, in the source figure's sentence, another figure's: what another figure's change
+    is in ('driven by a 70% increase in our monthly absorption rate') while the figure's own clause names other things
+    ('unit net orders increased by 73%'), or what another figure's clause names while this figure is a change in other
+    things ('unit net orders rose 70%' by 'unit net orders increased by 73%, driven by a 70% increase in our monthly
+    absorption rate')?"""
+    subject = own.of_what or own.own_keys or own.keys
+    if not subject:
+        return False
+    text = loaded.text
+    stated_in = _change_in(text, end)
+    own_clause = stated_in
+    if not stated_in:
+        # its own words, past the previous figure's 'per diluted share' ('$3.85 per diluted share increased $61.2
+        # million'); a clause that names nothing else is about its sentence's subject
+        clause = source_clause(loaded, start, end)
+        opening = _A_SHARE.match(clause)
+        own_clause = frozenset(subject_keys(clause[opening.end():] if opening else clause) - _NOT_A_SUBJECT)
+    if not own_clause or _same_things(subject, own_clause):
+        return False
+    a, b = loaded.line_span(loaded.line_of(start))
+    for m in _other_figures(text, start, a, b):
+        theirs = _change_in(text, m.end()) or (frozenset(
+            subject_keys(source_clause(loaded, m.start(), m.end())) - _NOT_A_SUBJECT) if stated_in else frozenset())
+        if theirs and _same_things(subject, theirs):
+            return True
+    return False
 
 
 def per_share_apart(own: FigureSubject, loaded: LoadedFile, start: int, end: int) -> bool:
@@ -1816,8 +1864,12 @@ def base_apart(
     after = _CLAUSE_BREAK.search(loaded.text, end, min(len(loaded.text), end + 80))
     named = loaded.text[end:after.start() if after else end + 80]
     # 'a loss of $1.46 in the first quarter 2020' is the year-ago quarter's, and so is '$0.86 per diluted share in
-    # last year's Q2' or 'in Q2 of last year': the claim's quarter of this year is not named there
-    return bool(_YEAR.search(named) or _YEAR_BEFORE.search(named)) or not quarters & _quarters(named)
+    # last year's Q2' or 'in Q2 of last year': the claim's quarter of this year is not named there; but 'up from
+    # $3.41 in the second quarter of 2021' beside '$3.69 for the third quarter of 2021' is the quarter before's, of
+    # the same year, and backs a claim about that quarter
+    if _YEAR_BEFORE.search(named) or not quarters & _quarters(named):
+        return True
+    return _YEAR.search(named) is not None and not sequential_base(loaded, start, end)
 
 
 # words that place a quarter in the year before ('last year's Q2', 'Q2 of the prior year', 'the year-ago quarter')
@@ -1840,6 +1892,36 @@ def attached_quarter(text: str, end: int) -> tuple[str, int | None] | None:
     if m is None:
         return None
     return _quarter_key(m), int(m.group(3)) if m.group(3) else None
+
+
+def year_ago_quarter(loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the prose source figure stated for a quarter of a year ('$2.75 in the third quarter of 2020') whose sentence
+    states another figure for the same quarter of a later year ('EPS were $3.69 for the third quarter of 2021,
+    improved from $3.41 in the second quarter of 2021 and $2.75 in the third quarter of 2020')? It is that later
+    figure's year-ago base, though no comparison word stands right before it."""
+    return _quarter_beside(loaded, start, end, lambda mine, other: other[0] == mine[0] and other[1] > mine[1])
+
+
+def sequential_base(loaded: LoadedFile, start: int, end: int) -> bool:
+    """Is the prose source figure stated for a quarter of a year ('from $3.41 in the second quarter of 2021') in a
+    sentence that states another figure for another quarter of that year ('$3.69 for the third quarter of 2021')?"""
+    return _quarter_beside(loaded, start, end, lambda mine, other: other[0] != mine[0] and other[1] == mine[1])
+
+
+def _quarter_beside(loaded: LoadedFile, start: int, end: int,
+                    related: Callable[[tuple[str, int], tuple[str, int]], bool]) -> bool:
+    """Is the prose source figure stated for a quarter and year, and another figure of its sentence for a quarter
+    and year `related` to those ((quarter, year) of the figure, of the other)?"""
+    text = loaded.text
+    mine = attached_quarter(text, end)
+    if mine is None or mine[1] is None:
+        return False
+    a, b = loaded.line_span(loaded.line_of(start))
+    for m in _other_figures(text, start, a, b):
+        other = attached_quarter(text, m.end())
+        if other is not None and other[1] is not None and related((mine[0], mine[1]), (other[0], other[1])):
+            return True
+    return False
 
 
 def quarter_apart(claimed: str, b: int, source: str, end: int) -> bool:

@@ -113,10 +113,14 @@ def _check_quantity(
     return AtomResult(q.text, Verdict.UNSUPPORTED, note=f"{q.text} found in no source")
 
 
-def _worded(q: Quantity, result: AtomResult, index: SourceIndex) -> bool:
+def _worded(claim: ClaimRecord, q: Quantity, result: AtomResult, index: SourceIndex) -> bool:
     """Is the figure written in words, in the claim ('five', 'twenty percent') or in the source it was found in ('5
     stores' by 'five new stores')? Such a figure is read only where it stands with its noun or unit: one the sources
-    do not state so, or state in another passage than the cited one, is left unchecked, as a small count is."""
+    do not state so, or state in another passage than the cited one, is left unchecked, as a small count is. A
+    claimed share of a whole ('a third of total sales') names its whole as '33% of total sales' does: it is checked
+    as those digits are."""
+    if quantities.whole_fraction_at(claim.claim, q.start - claim.start, q.end - claim.start):
+        return False
     return not any(c.isdigit() for c in q.text) or any(
         not any(c.isdigit() for c in index.loaded(f).text[start:end]) for f, start, end in result.spans)
 
@@ -128,7 +132,7 @@ def _dimensioned_nowhere(q: Quantity, index: SourceIndex) -> bool:
     in digits found nowhere does, and so does a spelled figure the sources state elsewhere (chance as often as not)."""
     # (a spelled figure near it at the precision the claim shows: 'fifteen stores' is not 'fifteen point two percent')
     slack = 1e-9 * max(1.0, abs(q.value))
-    return (q.kind in ("percent", "currency") or q.scale > 1) and not any(c.isdigit() for c in q.text) \
+    return (q.kind in ("percent", "currency", "ratio") or q.scale > 1) and not any(c.isdigit() for c in q.text) \
         and not value_anywhere(q, index) \
         and not any(abs(o.value - q.value) <= q.tolerance + slack for _, o in index.spelled_near(q.value, q.tolerance))
 
@@ -286,7 +290,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         if matches:
             result = cited_form(claim, q, index, cited, matches, allowed) or placed_verdict(q.text, matches, cited, index, allowed)
             pending.remove(q)
-            if _worded(q, result, index):
+            if _worded(claim, q, result, index):
                 if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED):
                     weak.append(q.text)  # as a small count below: found in another passage than the cited one
                     continue
@@ -299,7 +303,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     for q in pending:
         # the first pass found no match about the claim's subject: `locate` need not look again
         result = _check_quantity(claim, q, index, cited, near, about=[])
-        if _worded(q, result, index):
+        if _worded(claim, q, result, index):
             worded.add(id(result))
         if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED) and (
                 q in placed and q not in table_placed or id(result) in worded and not _dimensioned_nowhere(q, index)):
