@@ -56,6 +56,11 @@ def write_file(path: str | Path, data: bytes) -> None:
         os.close(fd)
 
 
+def blob_entry(sha: str, data: bytes) -> bytes:
+    """A blob's entry in the pack as stored whole: its header line ('sha256 <sha> <length>') and its bytes."""
+    return b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data)
+
+
 def write_trace_files(trace_dir: Path, files: Iterable[tuple[str, str]]) -> None:
     """Write each (path relative to `trace_dir` with '/' between its parts, text) in turn: the folders a path
     names are made the first time one does, by one mkdir a level, nothing looked up before; each file by
@@ -389,7 +394,7 @@ class BlobStore(_AppendedFile):
                 if self._file is None:
                     self.root.mkdir(parents=True, exist_ok=True)
                     self._file = (self.root / PACK_NAME).open("ab")
-                self._file.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
+                self._file.write(blob_entry(sha, data))
                 self._known.add(sha)
                 if sha > self._last:
                     self._last = sha
@@ -455,7 +460,7 @@ class BlobStore(_AppendedFile):
                 # every blob of the pack was put since it began and is still in memory: nothing read back
                 write_file(temporary, b"".join(
                     ref.header(sha) if (ref := refs.get(sha)) is not None
-                    else b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data := recent[sha].encode("utf-8")), data)
+                    else blob_entry(sha, recent[sha].encode("utf-8"))
                     for sha in sorted(self._known)))
                 os.replace(temporary, self.path)
                 self._referring = bool(refs)
@@ -477,7 +482,7 @@ class BlobStore(_AppendedFile):
                             out.write(ref.header(sha))
                             continue
                         data = kept[sha] if isinstance(entry, TextRef) else mapped[entry[0]:entry[0] + entry[1]]
-                        out.write(b"sha256 %s %d\n%s\n" % (sha.encode("ascii"), len(data), data))
+                        out.write(blob_entry(sha, data))
             os.replace(temporary, self.root / PACK_NAME)
             self._referring = bool(refs)
             self._in_order, self._last = True, max(index, default="")

@@ -2089,10 +2089,15 @@ def listed_years_period(text: str, start: int, end: int) -> frozenset[Period]:
 
 
 def claimed_period(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
-    """The one period a claim's list states the figure `q` for: by 'respectively' (`respective_period`) or by a list
-    of years as long as the figure's list (`listed_years_period`); empty otherwise."""
-    start, end = q.start - claim.start, q.end - claim.start
-    return respective_period(claim.claim, start, end) or listed_years_period(claim.claim, start, end)
+    """The one period a claim's list states its figure `q` for (`paired_period`); empty otherwise."""
+    return paired_period(claim.claim, q.start - claim.start, q.end - claim.start)
+
+
+def paired_period(text: str, start: int, end: int) -> frozenset[Period]:
+    """The one period a list of `text` pairs the figure at `start`..`end` with: by 'respectively'
+    (`respective_period`) or by a list of years as long as the figure's list (`listed_years_period`); empty
+    otherwise."""
+    return respective_period(text, start, end) or listed_years_period(text, start, end)
 
 
 # two years joined as the ends of a span or of a comparison ('from 2018 to 2019', 'between 2018 and 2019', '2017-2019',
@@ -2202,7 +2207,7 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     was 13.0%', '$2.1 billion as of December 31, 2019'; empty when no period is attached (a year further
     away may be any figure's). A figure of a list is its own year's of the list its clause pairs it with
     ('$4.0 million, $4.4 million and $4.8 million in 2017, 2018 and 2019': $4.8 million is 2019's, not 2017's)."""
-    paired = respective_period(text, start, end) or listed_years_period(text, start, end)
+    paired = paired_period(text, start, end)
     if paired:
         return paired
     after = _PERIOD_AFTER.match(text, end, min(len(text), end + 60))
