@@ -427,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N rows of each set")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--sets", default="ragtruth,summedits,tatqa",
-                        help="comma-separated: ragtruth,summedits,tatqa")
+                        help="comma-separated: ragtruth,summedits,tatqa,tatqa-cells (the tables' cells as claims, "
+                             "see eval/tatqa_cells.py; not in the default)")
     parser.add_argument("--json", type=Path, default=None, help="also write the metrics as JSON here")
     parser.add_argument("--dump", type=Path, default=None,
                         help="write every row's audited claims (RAGTruth) as JSON here, for analysis")
@@ -499,22 +500,34 @@ def main(argv: list[str] | None = None) -> int:
                         metrics[f"{split}_{key}"] = sub[key]
             _show(rows, results, args.show_false_flags, 0, clean=lambda r: r["label"] == 1)
             _show_missed_edits(rows, results, args.show_missed)
-        elif name == "tatqa":
+        elif name in ("tatqa", "tatqa-cells"):
             import tatqa
 
             sections = tatqa.select(tatqa.load_sections(args.data), args.limit, args.tatqa_split)
-            items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds, args.tatqa_variants)
-            metrics = tatqa.tatqa_metrics(items)
-            for split, counts in tatqa.dropped_as_shown(sections, args.perturb_seeds, args.tatqa_variants).items():
-                metrics[split]["perturbed_dropped_as_shown"] = counts
-            tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
+            if name == "tatqa":
+                items = tatqa.run_tatqa(sections, args.jobs, args.perturb_seeds, args.tatqa_variants)
+                metrics = tatqa.tatqa_metrics(items)
+                for split, counts in tatqa.dropped_as_shown(sections, args.perturb_seeds,
+                                                            args.tatqa_variants).items():
+                    metrics[split]["perturbed_dropped_as_shown"] = counts
+                tatqa.show(items, args.show_uncovered, args.show_verified_perturbed)
+                printer = tatqa.print_tatqa
+            else:
+                import tatqa_cells
+
+                items = tatqa_cells.run_cells(sections, args.jobs, args.tatqa_variants)
+                metrics = tatqa_cells.cells_metrics(items)
+                for split, counts in tatqa_cells.skipped_cells(sections).items():
+                    metrics[split]["skipped_cells"] = counts
+                tatqa_cells.show(items, args.show_uncovered, args.show_verified_perturbed)
+                printer = tatqa_cells.print_cells
             metrics["seconds"] = round(time.perf_counter() - started, 1)
             report[name] = metrics
-            tatqa.print_tatqa(metrics)
+            printer(metrics)
             print(f"  seconds {metrics['seconds']}")
             continue
         else:
-            print(f"unknown set {name!r}; choose from ragtruth, summedits, tatqa", file=sys.stderr)
+            print(f"unknown set {name!r}; choose from ragtruth, summedits, tatqa, tatqa-cells", file=sys.stderr)
             return 2
         metrics["seconds"] = round(time.perf_counter() - started, 1)
         report[name] = metrics

@@ -286,6 +286,7 @@ class Item:
     form: str
     seed: int = 0  # 0: the standard variant of its kind; 1..N: an extra variant (`--perturb-seeds`)
     variant: int = 0  # 0: the section's own form and wording; 1..N: another form and wording (`--tatqa-variants`)
+    report: str = ""  # sentences of one kind go into one report per `report` (eval/tatqa_cells.py: per claim kind)
     answer_from: str = ""  # where the gold answer is read: 'table', 'text' or 'table-text'
     shape: str = ""  # the gold derivation with its numbers as N ('(N+N)/N'); '' for an answer read as it stands
     sentence: str = ""
@@ -837,8 +838,8 @@ def run_section(task: tuple[Section, list[Item]]) -> list[Item]:
     """One captured run per kind of report (correct, and each perturbation; each extra variant apart) of one
     section."""
     sec, items = task
-    for group in dict.fromkeys((it.variant, it.kind, it.seed) for it in items):
-        mine = [it for it in items if (it.variant, it.kind, it.seed) == group]
+    for group in dict.fromkeys((it.variant, it.kind, it.seed, it.report) for it in items):
+        mine = [it for it in items if (it.variant, it.kind, it.seed, it.report) == group]
         document = render(sec, mine[0].form)
         report, offsets = "", []
         for it in mine:
@@ -871,10 +872,14 @@ def dropped_as_shown(sections: list[Section], extra_seeds: int = 0, variants: in
 
 
 def run_tatqa(sections: list[Section], jobs: int, extra_seeds: int = 0, variants: int = 0) -> list[Item]:
+    tasks = [(s, items_of(s, extra_seeds, variants=variants)) for s in sections]
+    return run_tasks([t for t in tasks if t[1]], jobs)
+
+
+def run_tasks(tasks: list[tuple[Section, list[Item]]], jobs: int) -> list[Item]:
+    """Each (section, its sentences) through `run_section`, in `jobs` worker processes."""
     from concurrent.futures import ProcessPoolExecutor
 
-    tasks = [(s, items_of(s, extra_seeds, variants=variants)) for s in sections]
-    tasks = [t for t in tasks if t[1]]
     if jobs <= 1:
         return [it for t in tasks for it in run_section(t)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
