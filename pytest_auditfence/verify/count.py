@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from pytest_auditfence.claims import quantities, vocabulary
@@ -18,7 +18,9 @@ from pytest_auditfence.verify.match import SENTENCE_END, ClaimSubject, claim_sub
 from pytest_auditfence.verify.normalise import same_family
 from pytest_auditfence.verify.results import AtomResult
 from pytest_auditfence.verify.sources import Observed, SourceIndex, content_words
-from pytest_auditfence.verify.tables import TOTAL_ROW, WHEN_WORDS, Period, format_period, periods_in, without_parts
+from pytest_auditfence.verify.tables import (
+    TOTAL_ROW, WHEN_WORDS, GridRow, Period, format_period, periods_in, table_rows, without_parts,
+)
 
 # what a claim counts: periods of one kind ('how many years', 'the number of quarters', 'how many of the years')
 _PERIOD_COUNT = re.compile(r"(?i)\b(?:how\s+many|number\s+of)\s+(?:(?:of\s+)?the\s+)?(?P<unit>years|quarters)\b")
@@ -45,11 +47,13 @@ _MAX_PERIODS = 12
 @dataclass(frozen=True)
 class Count:
     """A claim's count (of periods or rows) and its threshold (None for a count of every row named), and the count's
-    result."""
+    result: None where the rows that answer it are not all read with certainty, `why` then saying so (the count and
+    its threshold are left unchecked, neither verified nor contradicted)."""
 
     count: Quantity
     threshold: Quantity | None
-    result: AtomResult
+    result: AtomResult | None
+    why: str = ""
 
     @property
     def starts(self) -> set[int]:
@@ -99,6 +103,9 @@ def period_count(claim: ClaimRecord, index: SourceIndex) -> Count | None:
     if cells is None:
         return None
     _, passes, sign = _COMPARISONS[which]
+    if passes(0.0, threshold.value) and any(row is None or row.placeholders for row in _grid_rows_of(index, cells.values())):
+        # a period whose cell is a placeholder ('—') may be a zero that passes: the count is read otherwise by a reader
+        return Count(count, threshold, None, _PLACEHOLDER)
     passing = [p for p, o in cells.items() if passes(index.quantity(o).value, threshold.value)]
     terms = " + ".join(f"({_at_scale(index.quantity(o), threshold)} {sign} {threshold.text})" for o in cells.values())
     spans = [span_of(index, o) for o in cells.values()]
@@ -249,25 +256,123 @@ def _sums_to(parts: list[_Row], total: _Row, index: SourceIndex, f: int) -> bool
     return checked > 0
 
 
-def _named_parts(claim: ClaimRecord, index: SourceIndex) -> list[tuple[frozenset[str], int, list[_Row]]]:
-    """The rows the claim names as a whole's parts, with the stems that name the whole and the file: the rows under a
-    section row the claim names ('Alternative investments'), down to the section's first total row; or the rows right
-    above a row the claim names ('Total stock-based compensation expense', 'Net change in cash balance') that add up
-    to it in each of its columns (two rows or more, from the farthest such run up)."""
+# why a count whose rows are found is left unchecked
+_UNREAD = "its rows not all read with certainty: a row without figures, a sub-section or a wrapped line among them"
+_PLACEHOLDER = "a placeholder ('—', 'n/a') stands where a figure that passes may be"
+
+
+def _grid_rows_of(index: SourceIndex, cells: Iterable[Observed]) -> list[GridRow | None]:
+    """The table row (`tables.table_rows`) each cell stands in, None for a cell in no table row."""
+    out = []
+    for o in cells:
+        start = index.quantity(o).start
+        out.append(next((row for grid in _grids(index, o.file) for row in grid if row.start <= start < row.end), None))
+    return out
+
+
+def _grids(index: SourceIndex, f: int) -> list[list[GridRow]]:
+    key = ("table rows", f)
+    found = index.memo.get(key)
+    if found is None:
+        found = index.memo[key] = table_rows(index.loaded(f).text)
+    return found  # type: ignore[return-value]
+
+
+def _read_whole(index: SourceIndex, f: int, parts: list[_Row], section: str, closing: _Row | None) -> bool:
+    """Is every row of a counted part read as the reader of the table sees it? The parts must be consecutive rows of
+    one table, each one row of it (not a label wrapped over two, nor two rows read as one), with no row between them
+    that the index holds no figure of (a row of placeholders, a sub-section row); above the first, the section row
+    that names them (`section`), or no such row where it is none (a row of placeholders above the parts of a total may
+    be one of them); below the last, the row `closing` them (their total), or where none, the table's end."""
+    fi = index.files[f]
+    where: list[tuple[int, int]] = []
+    for part in parts + ([closing] if closing is not None else []):
+        starts = {fi.quantity(item).start for item in part.cells}
+        found = {(g, k) for g, grid in enumerate(_grids(index, f)) for k, row in enumerate(grid)
+                 if any(row.start <= start < row.end for start in starts)}
+        if len(found) != 1:
+            return False
+        where.append(found.pop())
+    grid_at = {g for g, _ in where}
+    if len(grid_at) != 1:
+        return False
+    grid = _grids(index, f)[grid_at.pop()]
+    rows = [k for _, k in where]
+    if rows != list(range(rows[0], rows[0] + len(rows))):
+        return False
+    above = grid[rows[0] - 1] if rows[0] else None
+    if section:
+        if above is None or above.kind not in ("section", "header") or _stems(above.label) != _stems(section):
+            return False
+    elif above is not None and above.kind in ("nil", "other"):
+        return False
+    if closing is not None or rows[-1] == len(grid) - 1:
+        return True
+    # a section ended by another section row: a sibling ('Bonds' before 'Unquoted inputs'), not a sub-section of it,
+    # unless a total below names the section or adds up its rows with those below ('Real estate:' inside
+    # 'Alternative investments:', closed by 'Total alternative investments')
+    if grid[rows[-1] + 1].kind != "section":
+        return False
+    return not _closed_below(index, f, parts, section, grid[-1].end)
+
+
+def _closed_below(index: SourceIndex, f: int, parts: list[_Row], section: str, end: int) -> bool:
+    """Is there a total row below the parts, before `end` (their table's end), that names their section, or that
+    adds up the parts together with the rows between them and it?"""
+    fi = index.files[f]
+    rows = [row for block in _blocks(index, f) for row in block]
+    last = max(fi.quantity(item).start for item in parts[-1].cells)
+    below = [row for row in rows if last < fi.quantity(row.cells[0]).start < end]
+    named = _stems(section)
+    for k, row in enumerate(below):
+        if not TOTAL_ROW.match(row.label):
+            continue
+        words = _stems(row.label) - {"total"}
+        if words and named <= words:
+            return True
+        if not words and _sums_to(parts + [r for r in below[:k] if not TOTAL_ROW.match(r.label)], row, index, f):
+            return True
+    return False
+
+
+def _flat(parts: list[_Row], above: _Row | None, index: SourceIndex, f: int) -> bool:
+    """Are the parts one level of rows: none of them, nor the row right `above` them, is the sum of two rows or more
+    right below it ('Real estate 400' over 'Direct 300' and 'REITs 100', a parent row over its own parts), and none the
+    sum of two rows or more right above it (a subtotal with no word 'total': 'Gross deferred tax assets')? A reader
+    counts such rows otherwise than the index's run does."""
+    rows = ([above] if above is not None else []) + parts
+    for k, row in enumerate(rows):
+        if any(_sums_to(rows[k + 1:k + 1 + m], row, index, f) for m in range(2, len(rows) - k)):
+            return False
+        if row is not above and any(_sums_to(rows[k - m:k], row, index, f) for m in range(2, k + 1)
+                                    if above is None or k - m > 0):
+            return False
+    return True
+
+
+def _named_parts(claim: ClaimRecord, index: SourceIndex) -> list[tuple[frozenset[str], int, list[_Row], bool]]:
+    """The rows the claim names as a whole's parts, with the stems that name the whole, the file, and whether every
+    row of the part is read with certainty (`_read_whole`): the rows under a section row the claim names ('Alternative
+    investments'), down to the section's first total row; or the rows right above a row the claim names ('Total
+    stock-based compensation expense', 'Net change in cash balance') that add up to it in each of its columns (two rows
+    or more, from the farthest such run up)."""
     stems = _stems(claim.claim)
-    out: list[tuple[frozenset[str], int, list[_Row]]] = []
+    out: list[tuple[frozenset[str], int, list[_Row], bool]] = []
     files = sorted({f for f, _ in index.labelled_with_any(content_words(claim.claim))})
     for f in files:
         for block in _blocks(index, f):
             section = _stems(block[0].section)
             if section and section <= stems:
                 parts = []
+                closing = None
                 for row in block:
                     if TOTAL_ROW.match(row.label):
+                        closing = row
                         break
                     parts.append(row)
                 if parts:
-                    out.append((section, f, parts))
+                    out.append((section, f, parts, _read_whole(index, f, parts, block[0].section, closing)
+                                and _flat(parts, None, index, f)))
             for at, row in enumerate(block):
                 named = _stems(row.label) - ({"total"} if TOTAL_ROW.match(row.label) else set())
                 if at < 2 or not named or not named <= stems:
@@ -275,7 +380,8 @@ def _named_parts(claim: ClaimRecord, index: SourceIndex) -> list[tuple[frozenset
                 first = max((k + 1 for k in range(at) if TOTAL_ROW.match(block[k].label)), default=0)
                 for start in range(first, at - 1):
                     if _sums_to(block[start:at], row, index, f):
-                        out.append((named, f, block[start:at]))
+                        out.append((named, f, block[start:at], _read_whole(index, f, block[start:at], "", row)
+                                    and _flat(block[start:at], block[start - 1] if start > first else None, index, f)))
                         break
     return out
 
@@ -299,10 +405,12 @@ def row_count(claim: ClaimRecord, index: SourceIndex) -> Count | None:
     count = counts[0]
     named = _named_parts(claim, index)
     widest = [n for n in named if not any(n[0] < other[0] for other in named)]
-    # a section and its total row name the same rows: one whole
-    widest = list({(f, tuple(row.cells for row in parts)): (stems, f, parts) for stems, f, parts in widest}.values())
     if not widest:
         return None
+    if not all(whole for *_, whole in widest):
+        return Count(count, thresholds[0][0] if thresholds else None, None, _UNREAD)
+    # a section and its total row name the same rows: one whole
+    widest = list({(f, tuple(row.cells for row in parts)): (stems, f, parts) for stems, f, parts, _ in widest}.values())
     if not thresholds:
         answers = {len(parts) for _, _, parts in widest}
         if len(answers) != 1:
@@ -331,7 +439,8 @@ def row_count(claim: ClaimRecord, index: SourceIndex) -> Count | None:
         return None
     cells, size = in_period[0]
     if len(cells) < size and passes(0.0, threshold.value):
-        return None  # a part without a figure in the period ('—') may be a zero that passes: not counted either way
+        # a part without a figure in the period ('—') may be a zero that passes: not counted either way
+        return Count(count, threshold, None, _PLACEHOLDER)
     passing = [(row, o) for row, o in cells if passes(index.quantity(o).value, threshold.value)]
     terms = " + ".join(f"({_at_scale(index.quantity(o), threshold)} {sign} {threshold.text})" for _, o in cells)
     spans = [span_of(index, o) for _, o in cells]

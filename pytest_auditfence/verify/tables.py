@@ -785,15 +785,23 @@ def _read_cell(text: str, span: tuple[int, int], read: Callable[[str], str], pla
     return (a, span[1] if placed and not _is_figure(cell) else b, cell)
 
 
-def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
+def _grid_cells(text: str, grid: _Grid) -> list[list[tuple[int, int, str]]]:
     read = html.unescape if grid.markup else str
-    rows = [[_read_cell(text, span, read, grid.right_aligned) for span in row] for row in grid.rows]
-    # the first row holding a figure beside its label: past the labels' column, which is the first, or the last where
-    # records are rendered as rows ('47 | Chief Financial Officer | Andrew R Kaiser')
-    first_data = next(
+    return [[_read_cell(text, span, read, grid.right_aligned) for span in row] for row in grid.rows]
+
+
+def _first_data(rows: list[list[tuple[int, int, str]]]) -> int | None:
+    """The first row holding a figure beside its label: past the labels' column, which is the first, or the last where
+    records are rendered as rows ('47 | Chief Financial Officer | Andrew R Kaiser')."""
+    return next(
         (i for i, row in enumerate(rows) if any(_is_figure(t) for _, _, t in row[1:] or row)
          or len(row) >= 2 and _is_label(row[-1][2]) and any(_is_figure(t) for _, _, t in row[:-1])), None
     )
+
+
+def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
+    rows = _grid_cells(text, grid)
+    first_data = _first_data(rows)
     if first_data is None:
         return []
     headers = rows[:first_data]
@@ -1479,6 +1487,56 @@ def _row_text(label: CellLabel) -> str:
     return "" if part else str(year)
 
 
+@dataclass(frozen=True)
+class GridRow:
+    """A table row as its reader found it, whether it holds figures or not: where it stands (from its first cell to
+    its last), its label, and its kind: 'figures'; 'section' (a label alone: 'Current liabilities:', or the first
+    line of a label wrapped on two lines of page text); 'nil' (a label over placeholders only: 'Real estate | — |
+    n/a'); 'header' (above the first figures); 'other' (words of no label, or none)."""
+
+    start: int
+    end: int
+    kind: str
+    label: str
+    placeholders: int  # its cells of a placeholder ('—', 'n/a'), which hold a column but no figure
+
+
+def _is_blank(text: str) -> bool:
+    return not text.strip().strip("\"'")
+
+
+def table_rows(text: str) -> list[list[GridRow]]:
+    """Every row of every table in `text` that `read_tables` reads, one list a table in source order, rows without
+    figures too: what a count of a table's rows must see besides the figures the index holds (a row of placeholders
+    holds none, a section row inside a section starts another). Read only where a claim counts rows."""
+    out: list[list[GridRow]] = []
+    for grid in (grid for reader in (_pipe_grids, _list_grids, _html_grids, _csv_grids, _pdf_grids) for grid in reader(text)):
+        rows = _grid_cells(text, grid)
+        first_data = _first_data(rows)
+        if first_data is None:
+            continue
+        found = []
+        for k, row in enumerate(rows):
+            if not row:
+                continue
+            texts = [t for _, _, t in row]
+            at = next((j for j, t in enumerate(texts) if _is_label(t)), None)
+            label = texts[at] if at is not None else ""
+            others = [t for j, t in enumerate(texts) if j != at]
+            placeholders = sum(1 for t in others if _is_empty(t) and not _is_blank(t))
+            if any(_is_figure(t) for t in texts) and k >= first_data:
+                kind = "figures"
+            elif label and all(_is_blank(t) for t in others):
+                kind = "section"
+            elif label and all(_is_empty(t) for t in others):
+                kind = "nil"
+            else:
+                kind = "header" if k < first_data else "other"
+            found.append(GridRow(row[0][0], row[-1][1], kind, label.strip(), placeholders))
+        out.append(found)
+    return out
+
+
 def read_tables(text: str) -> list[Cell]:
     """Every figure-holding cell of every table in `text`, in offset order (a span is read once: the first
     reader that finds it wins, pipe rows before lists, HTML, CSV and PDF text)."""
@@ -1505,5 +1563,5 @@ def read_tables(text: str) -> list[Cell]:
     return cells
 
 
-__all__ = ["Cell", "CellLabel", "Period", "column_periods", "format_period", "parts_named", "periods_in", "read_tables",
-           "within_year"]
+__all__ = ["Cell", "CellLabel", "GridRow", "Period", "column_periods", "format_period", "parts_named", "periods_in", "read_tables",
+           "table_rows", "within_year"]

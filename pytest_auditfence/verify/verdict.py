@@ -237,6 +237,10 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
     for why in dict.fromkeys(reasons.values()):
         shown = ", ".join(q.text for q in claim.quantities if reasons.get(q.start) == why)
         notes.append(f"not checked, {why} (no table line, rows or list the claim names answer it): {shown}")
+    if counted_check is not None and counted_check.result is None:
+        # rows that answer the count, not all read with certainty: neither the count nor its threshold is checked
+        shown = ", ".join(q.text for q in claim.quantities if q.start in settled)
+        notes.append(f"not checked, a count ({counted_check.why}): {shown}")
     to_check = [q for q in claim.quantities if q.start not in reasons and q.start not in settled]
     labels = [q for q in to_check if _names_a_range_label(claim, q, index)]
     if labels:
@@ -280,7 +284,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         cited = cited or None
 
     allowed = allowed_origins(claim, index, rules)
-    results: list[AtomResult] = [counted_check.result] if counted_check else []
+    results: list[AtomResult] = [counted_check.result] if counted_check and counted_check.result else []
     near: set[tuple[int, int]] = set()
     pending = list(strong)
     # atoms found directly first, so derivations can prefer the lines where the claim's other atoms stand
