@@ -582,10 +582,10 @@ class BlobStore(_AppendedFile):
             if chunked is None:
                 return out
             return chunked if top else {VALUE_REF: self.put(dump_json(chunked))}
+        if top:
+            return out  # the top blob holds it whatever its size: its JSON is not needed to decide
         text = dump_json(out)
-        if len(text) < SHARE_MIN:
-            return out
-        return out if top else {VALUE_REF: self.put(text)}
+        return out if len(text) < SHARE_MIN else {VALUE_REF: self.put(text)}
 
     def _chunked(self, items: list[Any], batch: _Encoded) -> dict[str, list[str]] | None:
         """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from pytest_auditfence import Snapshot
+from pytest_auditfence import Snapshot, read_trace_text, textfmt
 from pytest_auditfence.capturing import store
 from pytest_auditfence.capturing.store import PACK_NAME
 from pytest_auditfence.errors import TraceDirError
 from pytest_auditfence.manifest import JOURNAL_NAME, MANIFEST_NAME
-from tests.capture.test_finalize_s30 import _blobs_whole, _capture, _folder
+from tests.capture.test_finalize_linear import ENV_SECRET, OPENAI
+from tests.capture.test_finalize_s30 import QUESTION, _blobs_whole, _capture, _folder
 
 
 def _half_written(monkeypatch: pytest.MonkeyPatch, failures: list[str], times: int = 1_000) -> None:
@@ -116,3 +117,97 @@ def test_a_rewrite_that_fails_after_the_pack_referred_to_tool_files_leaves_no_pa
 
 _real_write_file = store.write_file
 _real_open = store.Path.open
+
+
+def _per_depth(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The conversion before stop 31: a message met at another depth than the one it was converted at is
+    converted again (its memo entry served only the depth it was made at)."""
+    fitting = textfmt._Converter._fitting
+
+    def same_depth_only(self: Any, hit: Any, depth: int) -> Any:
+        return fitting(self, hit, depth) if depth == hit[1] else textfmt._NOT_HANDLED
+
+    monkeypatch.setattr(textfmt._Converter, "_fitting", same_depth_only)
+
+
+def _conversions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The ids of the messages converted from here on (one entry per conversion)."""
+    seen: list[int] = []
+    message = textfmt._Converter._message
+
+    def counting(self: Any, value: Any, depth: int) -> Any:
+        seen.append(id(value))
+        return message(self, value, depth)
+
+    monkeypatch.setattr(textfmt._Converter, "_message", counting)
+    return seen
+
+
+def _texts(root: Any) -> dict[str, str]:
+    """Every trace file's text as the audit reads it (shared lines resolved), by path."""
+    return {record.path: read_trace_text(root, record.path) for record in Snapshot(root).load_manifest().files}
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_the_flush_converts_each_message_once_and_writes_the_folder_of_one_conversion_per_depth(
+        tmp_path, monkeypatch, mode):
+    """A looping agent's messages sit in every later node input and, a level deeper, in every model call's input:
+    each message object is converted once, and the folder (secrets redacted) is the bytes of a capture that
+    converts each message again at each depth it meets it at."""
+    monkeypatch.setenv("FILINGS_API_KEY", ENV_SECRET)
+    snap = _capture(tmp_path / "t", rounds=5, mode=mode, secret_in=2)
+    seen = _conversions(monkeypatch)
+    snap.finalize()
+    assert seen and len(seen) == len(set(seen))  # no message object converted twice
+    monkeypatch.undo()
+    monkeypatch.setenv("FILINGS_API_KEY", ENV_SECRET)
+    _per_depth(monkeypatch)
+    old = _capture(tmp_path / "old", rounds=5, mode=mode, secret_in=2)
+    seen = _conversions(monkeypatch)
+    old.finalize()
+    assert len(seen) > len(set(seen))  # the same messages met at two depths: converted twice there
+    root = tmp_path / "t"
+    assert _folder(root) == _folder(tmp_path / "old")
+    everything = b"".join(p.read_bytes() for p in root.rglob("*") if p.is_file())
+    assert OPENAI.encode() not in everything and ENV_SECRET.encode() not in everything
+    calls = {path: text for path, text in _texts(root).items() if path.startswith("models/agent/r") and
+             int(path.split("/r")[1].split(".")[0]) > 3}  # model calls after the round that held the secret
+    assert calls and all("[REDACTED:" in text and "Reading section 2." in text for text in calls.values())
+
+
+def _nested(levels: int) -> Any:
+    value: Any = "innermost figure 41.7"
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+@pytest.mark.parametrize(("levels", "whole", "cut"),
+                         [(56, True, False), (60, True, False), (61, True, True), (62, False, True)])
+def test_a_message_nested_near_the_depth_limit_is_cut_where_a_conversion_at_that_depth_cuts_it(
+        tmp_path, monkeypatch, levels, whole, cut):
+    """A message whose metadata nests so deep that it reaches MAX_DEPTH at one depth and not at another (61
+    levels: whole in the node output, cut a level deeper in the next model call's input): the conversion made at
+    one depth is not taken at a depth where it would differ, and the folder is that of one conversion per
+    depth."""
+    from langchain_core.messages import AIMessage
+
+    from tests.capture.capture_graphs import agent_loop
+    from tests.capture.test_finalize_linear import get_filing
+
+    def run(folder: Any) -> None:
+        messages = iter([AIMessage(content="Reading.", additional_kwargs={"deep": _nested(levels)},
+                                   tool_calls=[{"name": "get_filing", "args": {"ticker": "HALV", "call": 1},
+                                                "id": "c1"}]),
+                         AIMessage(content="Done.")])
+        snap = Snapshot(folder)
+        agent_loop(tools=[get_filing], messages=messages).invoke(QUESTION, config=snap.config())
+        snap.finalize()
+
+    run(tmp_path / "t")
+    _per_depth(monkeypatch)
+    run(tmp_path / "old")
+    assert _folder(tmp_path / "t") == _folder(tmp_path / "old")
+    texts = _texts(tmp_path / "t").values()
+    assert any("innermost figure 41.7" in text for text in texts) == whole
+    assert any(textfmt.DEPTH_MARKER in text for text in texts) == cut
