@@ -308,6 +308,9 @@ class _Converter:
         self._mapping_hook = mapping
         self._hooks = strings is not None or mapping is not None
         self._plain_converter: _Converter | None = None
+        # The greatest depth a container was met at (MAX_DEPTH when unknown: a memo's result taken whole), so a
+        # message's conversion knows how deep it reached (_library_object) and serves every depth it fits.
+        self._deepest = 0
 
     @property
     def _plain(self) -> _Converter:
@@ -332,17 +335,22 @@ class _Converter:
         if isinstance(value, float) and not isinstance(value, enum.Enum):
             number = _float(float(value))
             return self._string(number) if isinstance(number, str) else number
+        if depth > self._deepest:
+            self._deepest = depth
         if depth >= MAX_DEPTH:
             return self._string(DEPTH_MARKER)
         marker = id(value)
         if marker in self._active:
             return self._string(CYCLE_MARKER)
         if self._memo is not None:
-            # A message converted before at this depth (see _library_object), found without the type checks
-            # on the way there: every node's input holds all earlier messages again.
-            hit = self._memo.get((marker, depth + 1))
+            # A message converted before (see _library_object), found without the type checks on the way
+            # there: every node's input holds all earlier messages again, and a model call's input holds them a
+            # level deeper.
+            hit = self._memo.get(marker)
             if hit is not None and hit[0] is value:
-                return hit[2]
+                converted = self._fitting(hit, depth + 1)
+                if converted is not _NOT_HANDLED:
+                    return converted
         self._active.add(marker)
         try:
             result = self._convert_object(value, depth + 1)
@@ -402,6 +410,8 @@ class _Converter:
         if hit is not None and not self._active.isdisjoint(map(id, hit[0])):
             hit = None  # one of its items is an ancestor of this list: a cycle converts to its marker instead
         out, done = extended_from(hit, value, lambda item: self.convert(item, depth))
+        if done:
+            self._deepest = MAX_DEPTH  # items taken whole: how deep they reach is not known here
         rest = value[done:] if done else value
         message_cls = _loaded_class("langchain_core.messages.base", "BaseMessage")
         if message_cls is not None and all(map(isinstance, rest, itertools.repeat(message_cls))):
@@ -413,15 +423,16 @@ class _Converter:
         if message_cls is not None and isinstance(value, message_cls):
             if self._memo is None:
                 return self._message(value, depth)
-            # Keyed by depth too: a message sits one level deeper in a model call's input than in the state,
-            # and the two alternate (one entry per id would be replaced at every other use).
-            key = (id(value), depth)
-            hit = self._memo.get(key)
+            hit = self._memo.get(id(value))
             # The entry keeps the message alive, so its id cannot be reused by another object meanwhile.
             if hit is not None and hit[0] is value:
-                return hit[2]
+                converted = self._fitting(hit, depth)
+                if converted is not _NOT_HANDLED:
+                    return converted
+            outer, self._deepest = self._deepest, depth
             converted = self._message(value, depth)
-            self._memo[key] = (value, depth, converted)
+            self._memo[id(value)] = (value, depth, converted, self._deepest)
+            self._deepest = max(outer, self._deepest)
             return converted
         document_cls = _loaded_class("langchain_core.documents.base", "Document")
         if document_cls is not None and isinstance(value, document_cls):
@@ -458,6 +469,19 @@ class _Converter:
                 fields.update({k: v for k, v in extra.items() if k not in fields})
             return self._mapping(fields.items(), depth)
         return _NOT_HANDLED
+
+    def _fitting(self, hit: tuple[Any, int, Any, int], depth: int) -> Any:
+        """A memo entry's conversion (made at depth `hit[1]`, reaching containers at depth `hit[3]`) when it is
+        the conversion at `depth` too, else _NOT_HANDLED: a message sits one level deeper in a model call's
+        input than in the state, and its conversion is the same at every depth where no part of it reaches
+        MAX_DEPTH (only the depth marker depends on the depth)."""
+        _, made_at, converted, deepest = hit
+        reach = deepest + depth - made_at
+        if depth != made_at and (deepest >= MAX_DEPTH or reach >= MAX_DEPTH):
+            return _NOT_HANDLED
+        if reach > self._deepest:
+            self._deepest = reach
+        return converted
 
     def _message(self, message: Any, depth: int) -> dict[str, Any]:
         kind = _message_type(getattr(message, "type", "message"))
@@ -511,6 +535,8 @@ class _Converter:
         if isinstance(key, str):
             return _clean_str(key)
         converted = self._plain.convert(key, depth)
+        if self._plain._deepest > self._deepest:  # a key's parts count for how deep a message reaches
+            self._deepest = self._plain._deepest
         if isinstance(converted, str):
             return converted
         return json.dumps(converted, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

@@ -455,37 +455,50 @@ class BlobStore(_AppendedFile):
                 self._reader.close()
                 self._reader = None
             temporary = self.root / (PACK_NAME + ".new")
-            recent = self._recent
-            if not self._referring and all(sha in recent for sha in self._known):
-                # every blob of the pack was put since it began and is still in memory: nothing read back
-                write_file(temporary, b"".join(
-                    ref.header(sha) if (ref := refs.get(sha)) is not None
-                    else blob_entry(sha, recent[sha].encode("utf-8"))
-                    for sha in sorted(self._known)))
-                os.replace(temporary, self.path)
-                self._referring = bool(refs)
-                self._in_order, self._last = True, max(self._known, default="")
-                return
-            reader = PackReader(self.root)
-            with reader:
-                index = reader.index()
-                if self._in_order and all(
-                        (sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
-                        for sha, entry in index.items()):
+            try:
+                names = self._write_sorted(temporary, kept, refs)
+                if names is None:
                     return
-                # the old pack mapped, not read blob by blob (a seek and a read each) nor whole into memory
-                with self.path.open("rb") as old, mmap.mmap(old.fileno(), 0, access=mmap.ACCESS_READ) as mapped, \
-                        temporary.open("wb") as out:
-                    for sha in sorted(index):
-                        entry, ref = index[sha], refs.get(sha)
-                        if ref is not None:
-                            out.write(ref.header(sha))
-                            continue
-                        data = kept[sha] if isinstance(entry, TextRef) else mapped[entry[0]:entry[0] + entry[1]]
-                        out.write(blob_entry(sha, data))
-            os.replace(temporary, self.root / PACK_NAME)
+                os.replace(temporary, self.path)
+            except BaseException:
+                # a failed write (a full disk) leaves no partial `pack.new` beside the pack, which is untouched
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+                raise
             self._referring = bool(refs)
-            self._in_order, self._last = True, max(index, default="")
+            self._in_order, self._last = True, max(names, default="")
+
+    def _write_sorted(self, temporary: Path, kept: dict[str, bytes], refs: dict[str, TextRef]) -> list[str] | None:
+        """Write the pack in canonical order to `temporary` (see rewrite); the sha256s it holds, or None (and
+        nothing written) when the pack on disk is that pack already."""
+        recent = self._recent
+        if not self._referring and all(sha in recent for sha in self._known):
+            # every blob of the pack was put since it began and is still in memory: nothing read back
+            names = sorted(self._known)
+            write_file(temporary, b"".join(
+                ref.header(sha) if (ref := refs.get(sha)) is not None
+                else blob_entry(sha, recent[sha].encode("utf-8"))
+                for sha in names))
+            return names
+        with PackReader(self.root) as reader:
+            index = reader.index()
+            if self._in_order and all(
+                    (sha in refs) == isinstance(entry, TextRef) and (sha not in refs or refs[sha] == entry)
+                    for sha, entry in index.items()):
+                return None
+            # the old pack mapped, not read blob by blob (a seek and a read each) nor whole into memory
+            with self.path.open("rb") as old, mmap.mmap(old.fileno(), 0, access=mmap.ACCESS_READ) as mapped, \
+                    temporary.open("wb") as out:
+                for sha in sorted(index):
+                    entry, ref = index[sha], refs.get(sha)
+                    if ref is not None:
+                        out.write(ref.header(sha))
+                        continue
+                    data = kept[sha] if isinstance(entry, TextRef) else mapped[entry[0]:entry[0] + entry[1]]
+                    out.write(blob_entry(sha, data))
+            return list(index)
 
     def forget_recent(self) -> None:
         with self._lock:
@@ -569,10 +582,10 @@ class BlobStore(_AppendedFile):
             if chunked is None:
                 return out
             return chunked if top else {VALUE_REF: self.put(dump_json(chunked))}
+        if top:
+            return out  # the top blob holds it whatever its size: its JSON is not needed to decide
         text = dump_json(out)
-        if len(text) < SHARE_MIN:
-            return out
-        return out if top else {VALUE_REF: self.put(text)}
+        return out if len(text) < SHARE_MIN else {VALUE_REF: self.put(text)}
 
     def _chunked(self, items: list[Any], batch: _Encoded) -> dict[str, list[str]] | None:
         """A long list as a tree of chunks whose boundaries depend only on the items (so equal prefixes give
