@@ -18,14 +18,17 @@ import verify_scaling  # beside this script: the corpora and claims of the scali
 
 from pytest_auditfence.fence import Fence
 from pytest_auditfence.verify import IndexCache, SourceIndex, verify_claim
+from pytest_auditfence.verify.sources import expected_lookups
 
 
-def audit(size_mb: int, count: int) -> tuple[float, float, dict[str, int], str]:
+def audit(size_mb: int, count: int, expect: bool = True) -> tuple[float, float, dict[str, int], str]:
     root, sources = verify_scaling.corpus(size_mb)
     document, records = verify_scaling.claims(root, sources, count)
     started = time.process_time()
     fence = Fence(root, sources, document, name="bench")
-    index = SourceIndex.build(root, sources, cache=IndexCache(), store=fence.store)
+    # the claims' figures are known before the files are read, as in the cascade audit (`expected_lookups`)
+    expected = expected_lookups(q for record in records for q in record.quantities) if expect else None
+    index = SourceIndex.build(root, sources, cache=IndexCache(), store=fence.store, expected=expected)
     built = time.process_time()
     digest = hashlib.sha256()
     verdicts: dict[str, int] = {}
@@ -41,9 +44,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1,10", help="corpus sizes in MB, comma-separated")
     parser.add_argument("--claims", type=int, default=1000, help="claims verified per corpus")
+    parser.add_argument("--no-expect", action="store_true",
+                        help="build the index without the claims' expected lookups (as before stop 31)")
     args = parser.parse_args(argv)
     for size in (int(s) for s in args.sizes.split(",")):
-        index_s, verify_s, verdicts, digest = audit(size, args.claims)
+        index_s, verify_s, verdicts, digest = audit(size, args.claims, not args.no_expect)
         counts = ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items()))
         print(f"{size:>4} MB  index cpu {index_s:7.2f} s  verify cpu {verify_s:7.2f} s  {counts}  digest {digest[:16]}")
     return 0

@@ -431,6 +431,9 @@ class _Auditor:
         self.dispatch: dict[str, bool] = {}  # step -> started by a Send of tool calls (see _tool_dispatch)
         self.earlier: dict[tuple[str, frozenset[str]], AuditUnit | None] = {}
         self.indexes: dict[tuple[str, ...], SourceIndex] = {}
+        # the value lookups the claims' figures make (`verify.sources.expected_lookups`), known once the claims are
+        # read: each index keeps by value only the deferred numbers they can reach (any other lookup is answered too)
+        self.expected: list[tuple[float, float]] | None = None
         self.raw_periods: frozenset[str] | None = None  # see _raw_periods
         self.errors: list[str] = []
 
@@ -610,7 +613,8 @@ class _Auditor:
         key = tuple(s.path for s in sources)
         index = self.indexes.get(key)
         if index is None:
-            index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache)
+            index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache,
+                                                          expected=self.expected)
             # a hop asks where a figure came from: a period the claim names passes a hop when the hop's sources
             # or the run's raw data name it (a loop's later round is given the date of an earlier tool call); a
             # period named nowhere stops at the first hop that lacks it, its introducer. For the raw data's own
@@ -886,6 +890,9 @@ class _Auditor:
         from pytest_auditfence.claims.extract import extract_claims
 
         claims = checked_claims(self.document, (self.extractor or extract_claims)(self.document))
+        from pytest_auditfence.verify.sources import expected_lookups
+
+        self.expected = expected_lookups(q for claim in claims for q in claim.quantities)
         judged: list[ClaimRecord] = []
         chains: list[EvidenceChain] = []
         for claim in claims:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, compress, islice, repeat
-from math import floor, log10
-from operator import le, mul, ne
+from math import floor, inf, isfinite, log10, nextafter
+from operator import le, mul, ne, truediv
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -744,21 +744,25 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None], shared: 
 _RUN_DECIMALS = 4
 
 
-def _corpus_runs(files: Sequence[FileIndex]) -> list[tuple[array[float], array[int], array[int]]]:
+def _corpus_runs(files: Sequence[FileIndex], kept: Sequence[Iterable[int]] | None = None
+                 ) -> list[tuple[array[float], array[int], array[int]]]:
     """The numbers every file's deferred lines may hold, by decimals shown, in (value, file, place) order: per
     group a sparse column of every `_FENCE`-th value and two columns, each number's file and its place in that
     file's `FileIndex.runs`. The numbers themselves stay in the files (stored once): a lookup bisects the sparse
     column, then a block of `_FENCE` rows reading the files' values. Empty where no line is deferred.
     Each file's numbers of a group are put in order on their own (a column of places) and the files merged, so
-    that no tuple is held per number of the corpus at once (a sort of every row did, 3x the text at its peak)."""
+    that no tuple is held per number of the corpus at once (a sort of every row did, 3x the text at its peak).
+    `kept`: per file, the places (ascending) of the only numbers to put in (`_expected_places`); the rows are then
+    those of the whole corpus's columns that hold one of them, in the same order."""
     if not any(len(fi.run_decimals) for fi in files):
         return []
     top = _RUN_DECIMALS - 1
     orders: list[list[array[int]]] = [[] for _ in range(_RUN_DECIMALS)]
-    for fi in files:
+    for f, fi in enumerate(files):
         groups: list[list[int]] = [[] for _ in range(_RUN_DECIMALS)]
-        for i, decimals in enumerate(fi.run_decimals):
-            groups[min(decimals, top)].append(i)
+        run_decimals = fi.run_decimals
+        for i in range(len(run_decimals)) if kept is None else kept[f]:  # ascending places either way
+            groups[min(run_decimals[i], top)].append(i)
         for group, positions in zip(orders, groups):
             # stable: equal values stay in position order, which is line order (a line's numbers are appended together)
             group.append(array("I", sorted(positions, key=fi.run_value)))
@@ -789,6 +793,74 @@ def _fenced(fence: array[float], rows: range, key: Callable[[int], float], value
     return (bisect_right if right else bisect_left)(rows, value, lo, hi, key=key)
 
 
+def expected_lookups(figures: Iterable[Quantity]) -> list[tuple[float, float]]:
+    """(value, tolerance) of the value lookups (`SourceIndex.near`) the verifier makes for claimed figures, known
+    before the sources are read: each figure's value, its value as written (`quantities.displayed_value`), that
+    as a fraction (a percentage a source gives as 0.061) and a Fahrenheit figure in Celsius (the signs do not
+    matter: `_reach` reads |value|). A lookup of another value is still answered (`SourceIndex._reach`)."""
+    found: dict[tuple[float, float], None] = {}
+    for q in figures:
+        shown, tol = quantities.displayed_value(q)
+        for pair in ((q.value, q.tolerance), (shown, tol), (shown / 100.0, tol / 100.0 + 1e-12),
+                     ((shown - 32.0) * 5.0 / 9.0, tol)):
+            found[(abs(pair[0]), float(pair[1]))] = None
+    return list(found)
+
+
+def _reach_windows(value: float, tolerance: float, decimals: int) -> Iterator[tuple[float, float]]:
+    """The ranges of deferred numbers of a group of decimals shown (`_corpus_runs`) that `_reach` bisects for a
+    lookup of `value`, at every plain scale, in the same arithmetic as `_reach`'s."""
+    v = abs(value)
+    reach = tolerance + 2e-9 * max(1.0, v)
+    for scale in quantities.PLAIN_SCALES:
+        centre = v / scale
+        half = reach / scale + 0.5 * 10.0 ** -decimals
+        yield centre - half, centre + half
+
+
+def _merged_windows(lookups: Iterable[tuple[float, float]]) -> tuple[array[float], ...]:
+    """Per group of decimals shown, the union of the lookups' `_reach_windows` as disjoint ranges, ascending,
+    flattened (low, high, low, ...); a lookup that is not a finite number is left out (it is not expected)."""
+    finite = [(value, tolerance) for value, tolerance in lookups if isfinite(value) and isfinite(tolerance)]
+    out = []
+    for decimals in range(_RUN_DECIMALS):
+        merged: list[float] = []
+        for lo, hi in sorted(w for value, tolerance in finite for w in _reach_windows(value, tolerance, decimals)):
+            if merged and lo <= merged[-1]:
+                merged[-1] = max(merged[-1], hi)
+            else:
+                merged += (lo, hi)
+        out.append(array("d", merged))
+    return tuple(out)
+
+
+def _covered(windows: tuple[array[float], ...], value: float, tolerance: float) -> bool:
+    """Do the merged ranges hold every range `_reach` bisects for this lookup, in each group of decimals?"""
+    for decimals, merged in enumerate(windows):
+        for lo, hi in _reach_windows(value, tolerance, decimals):
+            j = bisect_right(merged, lo)  # odd: lo is in the ((j - 1) / 2)-th range, which ends at merged[j]
+            if not (j % 2 and hi <= merged[j]):
+                return False
+    return True
+
+
+def _expected_places(fi: FileIndex, windows: tuple[array[float], ...]) -> Iterator[int]:
+    """The places (ascending) of the file's deferred numbers inside one of their group's merged ranges (ends
+    included), found by C-level maps: a number's value as `FileIndex.run_value` reads it, and a bisection of its
+    group's ends (the high ends moved up by one float, so that an odd count of ends at or below it is inside)."""
+    ends = []
+    for merged in windows:
+        moved = array("d", merged)
+        for k in range(1, len(moved), 2):
+            moved[k] = nextafter(moved[k], inf)
+        ends.append(moved)
+    by_decimals = tuple(ends[min(d, _RUN_DECIMALS - 1)] for d in range(256))
+    column, decimals = fi.run_digits, fi.run_decimals
+    values = column if column.typecode == "d" else map(truediv, column, map(_POW10.__getitem__, decimals))
+    return compress(range(len(decimals)), map((1).__and__, map(bisect_right, map(by_decimals.__getitem__, decimals),
+                                                                values)))
+
+
 # A table cell of the index as one integer: its file times this, plus its item (a file's items fit 32 bits)
 _CELL_CODE = 1 << 32
 
@@ -817,7 +889,8 @@ def _by_value(value: Callable[[int], float], f: int, order: array[int]) -> Itera
 class SourceIndex:
     """The quantities of a set of source files, searchable by value; built once per set of files."""
 
-    def __init__(self, root: Path, sources: list[Source], files: list[FileIndex], store: FileStore) -> None:
+    def __init__(self, root: Path, sources: list[Source], files: list[FileIndex], store: FileStore,
+                 expected: Iterable[tuple[float, float]] | None = None) -> None:
         self.root = root
         self.sources = sources
         self.files = files
@@ -875,15 +948,27 @@ class SourceIndex:
         self._taken = [index.eager for index in files]  # items of each file in the buckets or `_late`
         self._seen_late = -1
         self._reached: set[tuple[float, float]] = set()  # (|value|, tolerance) of the lookups `_reach` has served
+        self.unexpected = 0  # lookups outside the expected ones (each time, every deferred number was put in)
         # The numbers deferred lines may hold, for the whole index: by decimals shown (0, 1, 2, 3 or more), the
-        # file and place of each in value order, and every `_FENCE`-th value (`_reach`)
-        numbers = [index.run_value for index in files]
+        # file and place of each in value order, and every `_FENCE`-th value (`_reach`). Where the lookups to come
+        # are `expected` (the claims' figures, `expected_lookups`), only the numbers they can reach are put in
+        # (`_windows`: the ranges of numbers they bisect); a lookup outside them puts every number in first
+        self._windows: tuple[array[float], ...] | None = None
+        kept = None
+        if expected is not None:
+            self._windows = _merged_windows(expected)
+            kept = [_expected_places(index, self._windows) if len(index.run_decimals) else () for index in files]
+        self._runs = self._corpus_runs(kept)
+
+    def _corpus_runs(self, kept: Sequence[Iterable[int]] | None
+                     ) -> list[tuple[array[float], range, array[int], array[int], Callable[[int], float]]]:
+        numbers = [index.run_value for index in self.files]
 
         def number_of(in_file: array[int], places: array[int]) -> Callable[[int], float]:
             return lambda j: numbers[in_file[j]](places[j])
 
-        self._runs = [(fence, range(len(in_file)), in_file, places, number_of(in_file, places))
-                      for fence, in_file, places in _corpus_runs(files)]
+        return [(fence, range(len(in_file)), in_file, places, number_of(in_file, places))
+                for fence, in_file, places in _corpus_runs(self.files, kept)]
 
     @classmethod
     def build(
@@ -893,7 +978,12 @@ class SourceIndex:
         cache: IndexCache | None = None,
         *,
         store: FileStore | None = None,
+        expected: Iterable[tuple[float, float]] | None = None,
     ) -> SourceIndex:
+        """The index of `sources` (each file read once, through `cache`). `expected`: the (value, tolerance) lookups
+        the audit will make, where it knows them before the files are read (`expected_lookups` of the claims'
+        figures): the index then keeps by value only the deferred numbers those can reach. Every lookup is
+        answered the same either way."""
         root_path = Path(root).resolve()
         store = store if store is not None and store.root == root_path else FileStore(root_path)
         # the same sandbox as the fence: an index never reads what a fence would refuse
@@ -906,7 +996,7 @@ class SourceIndex:
                 if cache is not None:
                     cache.put(source.sha256, cached)
             files.append(cached)
-        return cls(root_path, list(sources), files, store)
+        return cls(root_path, list(sources), files, store, expected)
 
     def quantity(self, observed: Observed) -> Quantity:
         """The observed figure's `Quantity`, kept in a bounded memo: a claim's stages read the same few figures
@@ -1047,6 +1137,10 @@ class SourceIndex:
             if len(self._reached) >= _REACH_MEMO:
                 self._reached.clear()
             self._reached.add((v, tolerance))
+            if self._windows is not None and not _covered(self._windows, v, tolerance):
+                self._windows = None  # not expected: every deferred number by value, as without expectations
+                self._runs = self._corpus_runs(None)
+                self.unexpected += 1
             reach = tolerance + 2e-9 * max(1.0, v)  # the lookup's slack, and the float error of a scaled value
             files = self.files
             for scale in quantities.PLAIN_SCALES:
