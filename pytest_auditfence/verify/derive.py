@@ -14,7 +14,7 @@ from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
     column_keys, figure_keys, label_sides, sides_apart,
-    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total, part_words, row_named, row_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total, part_words, row_named, row_stems, label_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -364,6 +364,8 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     dated: dict[tuple, list[Observed]] = {}  # each row's cells with its small ones, for its series over periods
     columns: dict[tuple, list[Observed]] = {}
     score: dict[tuple, float] = {}
+    named_by: dict[tuple, frozenset[str]] = {}  # the stems of each row the claim names by every one of them
+    unnamed_section: set[tuple] = set()  # those of them under a section row the claim does not name
     for o in sorted(cells + small, key=index.position) if small else cells:
         label = index.label(o)
         if label is None:
@@ -372,6 +374,10 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         dated.setdefault(row, []).append(o)
         stems = row_stems(label) | _caption_total(label, subject.keys)
         score[row] = len(stems & subject.keys) / len(stems) if stems else 0.0
+        if stems and stems <= subject.keys:
+            named_by[row] = stems
+            if not label_stems(label.section) <= subject.keys:
+                unnamed_section.add(row)
         if small and o in small:
             continue
         rows.setdefault(row, []).append(o)
@@ -379,7 +385,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
             # a column's rows are compared within the claim's own periods: the period before one, added above
             # for a change along a row, is never the claim's in a column ('the 2019 share' is no 2018 share)
             columns.setdefault((o.file, label.columns, label.caption), []).append(o)
-    named = _named_rows(score)
+    named = _within_named_sections(_named_rows(score), named_by, unnamed_section)
     other_sections = _other_sections(named, subject.keys, lambda row: any(
         same_family(q, index.quantity(o)) for o in dated.get(row, ())))
     named = [row for row in named if row not in other_sections]
@@ -556,6 +562,19 @@ def _row_named_ops(claim: ClaimRecord, ops: frozenset[str], named: list[tuple]) 
     if not cues or not rest or not any(cues <= {w.lower() for w in re.findall(r"[A-Za-z]+", row[1])} for row in named):
         return ops
     return rest
+
+
+def _within_named_sections(named: list[tuple], named_by: dict[tuple, frozenset[str]],
+                           unnamed_section: set[tuple]) -> list[tuple]:
+    """The rows the claim names less those under a section row it does not name whose every word another row of the
+    same table the claim names holds among more: 'Current year' under 'Overseas current tax expense' is no row of a
+    claim about the total current tax expense (the row 'Total current tax expense' is), its one word the claim's by
+    chance. A row under no section, or under one the claim names, stays ('Revenue' beside 'Cost of revenue')."""
+    def outnamed(row: tuple) -> bool:
+        return row in unnamed_section and any(
+            other != row and (other[0], other[3]) == (row[0], row[3]) and named_by[row] < theirs
+            for other, theirs in named_by.items())
+    return [row for row in named if not outnamed(row)]
 
 
 def _named_rows(score: dict[tuple, float]) -> list[tuple]:

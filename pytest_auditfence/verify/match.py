@@ -728,6 +728,11 @@ def row_stems(label: CellLabel) -> frozenset[str]:
     return _row_stems(label.row, label.columns)
 
 
+def label_stems(text: str) -> frozenset[str]:
+    """The stems that name a row label or a section row standing alone (see `row_stems`; no column to fall back on)."""
+    return _row_stems(text, ())
+
+
 @lru_cache(maxsize=8192)
 def _row_stems(row: str, columns: tuple[str, ...]) -> frozenset[str]:
     alias = _ALIAS.search(row)
@@ -825,6 +830,12 @@ def outnamed(claim: ClaimRecord, subject: ClaimSubject, label: CellLabel, file: 
         if theirs > shared or sided:
             return True
         if theirs == shared and (_balance_of_another_day(subject, label, other) or _year_apart(subject, label, other)):
+            return True
+        # the claim names the other row by every word of its label, and this one only by the words they share: a
+        # longer label is another line item ('Total current assets' for a claim about total assets, 'Total other
+        # non-current assets' for one about 'Other', 'Net debt to EBITDA' for one about net debt)
+        if theirs == shared and row_named(subject, other) and not row_named(subject, label) \
+                and own <= subject_keys(other.subject_text):
             return True
         # two rows under one section row ('Interest income' and 'Interest expense' under 'Other income (expense)')
         # share its words alike: the tie is broken by the words of their own labels
