@@ -232,32 +232,44 @@ class Snapshot:
             rewritten = True
             write_trace_files(self._trace_dir, [(MANIFEST_NAME, result.manifest.to_json())])
         except TraceDirError as exc:
-            self._discard_materialized(kept, rewritten)
+            held = self._discard_materialized(kept, rewritten)
+            removed = (f"The text files and manifest it had written were removed again (the journal and blobs/ are "
+                       f"kept whole, so no half-written folder is left)" if not held else
+                       f"The manifest and the text files it had written were removed again but for {len(held)} the "
+                       f"pack stores blobs as lines of ({', '.join(held)}): the pack could not be rewritten with "
+                       f"those blobs' own bytes either, so these files hold their only copy")
             raise TraceDirError(
-                f"finalize() of {str(self._trace_dir)!r} failed: {exc}. The text files and manifest it had written "
-                f"were removed again (the journal and blobs/ are kept whole, so no half-written folder is left); "
-                f"fix the cause (disk space, permissions, a name the file system refuses) and call finalize() again."
+                f"finalize() of {str(self._trace_dir)!r} failed: {exc}. {removed}; fix the cause (disk space, "
+                f"permissions, a name the file system refuses) and call finalize() again."
             ) from exc
         self._manifest = result.manifest
         self._finalized_seq = rec.journal.events
         rec.blobs.forget_recent()  # what finalize() read back; a later finalize() reads the pack
         return result.manifest
 
-    def _discard_materialized(self, kept: dict[str, bytes], rewritten: bool) -> None:
+    def _discard_materialized(self, kept: dict[str, bytes], rewritten: bool) -> list[str]:
         """After a failed write: the pack made whole again (every blob with its own bytes, none naming lines of
-        a text file), then every materialised entry removed. Best effort: the write's error is what is raised."""
+        a text file), then every materialised entry removed; returns the text files kept because that rewrite
+        failed too (a disk still full) and the pack names their lines. Best effort: the write's error is what is
+        raised."""
         from pytest_auditfence.capturing.store import MATERIALIZED_ENTRIES, remove_entries
 
         blobs = self.recorder.blobs
+        held: frozenset[str] = frozenset()
         try:
             if blobs.referring:
                 blobs.rewrite(blobs.referenced_bytes() if rewritten else kept, {})
         except (OSError, AuditFenceError):
             pass
         try:
-            remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
+            held = blobs.referred_files()  # none once the pack holds every blob's bytes
+        except (OSError, AuditFenceError):
+            pass
+        try:
+            remove_entries(self._trace_dir, MATERIALIZED_ENTRIES, keep=held)
         except OSError:
             pass
+        return sorted(held)
 
     def load_manifest(self) -> Manifest:
         """Read and validate this folder's `manifest.json` (a `ManifestError` names any problem)."""

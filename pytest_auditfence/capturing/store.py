@@ -30,12 +30,28 @@ MATERIALIZED_ENTRIES = (MANIFEST_NAME, REPORT_NAME, "input", "nodes", "tools", "
 _RUN_ENTRIES = (JOURNAL_NAME, BLOBS_DIR, *MATERIALIZED_ENTRIES)
 
 
-def remove_entries(trace_dir: Path, names: tuple[str, ...]) -> None:
+def remove_entries(trace_dir: Path, names: tuple[str, ...], keep: Container[str] = ()) -> None:
+    """Remove each of `names` (files or folders) from `trace_dir`, but for the files `keep` names (paths relative
+    to `trace_dir` with '/' between their parts) and the folders holding them."""
     for name in names:
         path = trace_dir / name
         if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        elif path.exists() or path.is_symlink():
+            if not keep:
+                shutil.rmtree(path)
+                continue
+            for folder, dirs, files in os.walk(path, topdown=False):
+                for file in files:
+                    if PurePosixPath(Path(folder, file).relative_to(trace_dir)).as_posix() not in keep:
+                        os.unlink(os.path.join(folder, file))
+                for inner in dirs:
+                    inner_path = os.path.join(folder, inner)
+                    if os.path.islink(inner_path):
+                        os.unlink(inner_path)
+                    elif not os.listdir(inner_path):
+                        os.rmdir(inner_path)
+            if not os.listdir(path):
+                os.rmdir(path)
+        elif (path.exists() or path.is_symlink()) and name not in keep:
             path.unlink()
 
 
@@ -411,6 +427,13 @@ class BlobStore(_AppendedFile):
             if self._reader is not None:
                 self._reader.close()
                 self._reader = None
+
+    def referred_files(self) -> frozenset[str]:
+        """The trace files (paths relative to the trace folder) whose lines the pack's `lines` entries name."""
+        if not self._referring:
+            return frozenset()
+        with PackReader(self.root) as reader:
+            return frozenset(entry[0] for entry in reader.index().values() if isinstance(entry, TextRef))
 
     @property
     def referring(self) -> bool:

@@ -20,7 +20,9 @@ import re
 from collections.abc import Iterable, Sequence
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from collections import deque
+from itertools import accumulate, repeat
+from operator import add
 from pathlib import Path, PurePosixPath
 
 from pytest_auditfence.errors import IntegrityError
@@ -50,6 +52,9 @@ _CANDIDATES = 4
 # 50-node bench's 2,768 lines in references made 1,415 stretches, a looping agent's 20 rounds 148,566 lines 707.
 _LINE_BY_LINE = 1_000
 _LINES_PER_STRETCH = 16
+# The lists of places inside references are cut to their latest _CANDIDATES once this many places more than four
+# per text were added since the last cut (LineSharer._note_references).
+_CUT_AFTER = 4096
 
 
 def _reference_line(start: int, end: int, path: str, indent: int) -> str:
@@ -90,6 +95,11 @@ class LineSharer:
         # Until the stretches are built (None after): stripped text -> its latest places inside references, in
         # order; per file its references; how many lines they hold; about how many stretches each file makes.
         self._referenced_places: dict[str, list[tuple[int, int, int]]] | None = {}
+        # Until then too, per file number: for each of its non-empty lines in order, its position, its indent and
+        # its stripped text's list in `_referenced_places` (`_note_references`); how many places were added to
+        # those lists since they were last cut to their latest _CANDIDATES.
+        self._line_slots: list[tuple[list[int], list[int], list[list[tuple[int, int, int]]]]] = []
+        self._added = 0
         self._records: list[Sequence[tuple[int, str, int, int, int]]] = []
         self._referenced = 0
         self._cut: list[float] = []
@@ -114,9 +124,53 @@ class LineSharer:
             self._referenced_places = None
             for earlier, their_runs in enumerate(self._records):
                 self._stretch(earlier, len(self.lines[self._paths[earlier]]), their_runs)
-            self._records, self._cut = [], []
+            self._records, self._cut, self._line_slots = [], [], []
             return
-        _note(index, number, lines, ((i, i + length) for i, _, _, length, _ in runs), 2 * _CANDIDATES)
+        self._note_references(index, number, lines, runs)
+
+    def _note_references(self, index: dict[str, list[tuple[int, int, int]]], number: int, lines: list[str],
+                         runs: Sequence[tuple[int, str, int, int, int]]) -> None:
+        """Append the place of each non-empty line inside a reference of file `number` to its stripped text's list
+        in `index` (the places `_note` would append, in the same order), and keep the file's line slots.
+
+        A reference's lines are the target's lines (the same stripped texts, `shift` more indent), so their
+        slots, positions and indents are slices of the target's, and the places are appended at C speed (a node
+        input repeating the whole state is a few slices, not a loop over every line). The lists are cut to their
+        latest _CANDIDATES now and then (`_candidates` reads no more than those)."""
+        at: list[int] = []
+        indents: list[int] = []
+        slots: list[list[tuple[int, int, int]]] = []
+        position = 0
+        for i, target, j, length, shift in (*runs, (len(lines), "", 0, 0, 0)):
+            for p in range(position, i):  # own lines: their slots (places go to `_places`, `_own_lines`)
+                line = lines[p]
+                stripped = line.lstrip(" ")
+                if stripped:
+                    slot = index.get(stripped)
+                    if slot is None:
+                        slot = index[stripped] = []
+                    at.append(p)
+                    indents.append(len(line) - len(stripped))
+                    slots.append(slot)
+            if length:
+                their_at, their_indents, their_slots = self._line_slots[self._numbers[target]]
+                low, high = bisect_left(their_at, j), bisect_left(their_at, j + length)
+                moved = their_at[low:high] if i == j else list(map(add, their_at[low:high], repeat(i - j)))
+                shifted = their_indents[low:high] if not shift else list(map(add, their_indents[low:high],
+                                                                                repeat(shift)))
+                theirs = their_slots[low:high]
+                deque(map(list.append, theirs, zip(repeat(number), moved, shifted)), maxlen=0)
+                self._added += high - low
+                at += moved
+                indents += shifted
+                slots += theirs
+            position = i + length
+        self._line_slots.append((at, indents, slots))
+        if self._added > 4 * len(index) + _CUT_AFTER:  # memory stays bounded: every list cut to its latest places
+            for places in index.values():
+                if len(places) > _CANDIDATES:
+                    del places[:-_CANDIDATES]
+            self._added = 0
 
     def _own_lines(self, number: int, lines: list[str], runs: Sequence[tuple[int, str, int, int, int]]) -> None:
         """Remember each line of file `number` outside its references in `_places`."""

@@ -27,10 +27,12 @@ from tests.capture.test_finalize_linear import ENV_SECRET, OPENAI, get_filing, r
 QUESTION = {"messages": [HumanMessage(content="Summarise HALV's filing.", id="q")]}
 
 
-def _capture(folder: Path, rounds: int = 4, mode: str = "invoke", secret_in: int | None = None) -> Snapshot:
-    """A looping agent whose tool returns a 42-line filing section a round (raw files the pack refers to)."""
+def _capture(folder: Path, rounds: int = 4, mode: str = "invoke", secret_in: int | None = None,
+             messages: Any = None) -> Snapshot:
+    """A looping agent whose tool returns a 42-line filing section a round (raw files the pack refers to); its
+    model's replies are `messages` if given."""
     snap = Snapshot(folder)
-    app = agent_loop(tools=[get_filing], messages=replies(rounds, secret_in))
+    app = agent_loop(tools=[get_filing], messages=replies(rounds, secret_in) if messages is None else messages)
     config = snap.config(recursion_limit=2 * rounds + 10)
     if mode == "ainvoke":
         asyncio.run(app.ainvoke(QUESTION, config=config))

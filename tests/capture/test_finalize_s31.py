@@ -1,16 +1,18 @@
 """finalize() cleans up after a pack rewrite that fails part-way (no partial `blobs/pack.new` is left), the flush
-converts each message once, and the folder stays the same bytes under invoke and ainvoke."""
+converts each message once whatever the depths it sits at, and the line sharer notes the places inside a repeated
+state by slices of the referenced file's; the folder stays the same bytes under invoke and ainvoke."""
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 from typing import Any
 
 import pytest
 
 from pytest_auditfence import Snapshot, read_trace_text, textfmt
-from pytest_auditfence.capturing import store
+from pytest_auditfence.capturing import store, tracefiles
 from pytest_auditfence.capturing.store import PACK_NAME
 from pytest_auditfence.errors import TraceDirError
 from pytest_auditfence.manifest import JOURNAL_NAME, MANIFEST_NAME
@@ -55,6 +57,26 @@ def _half_written(monkeypatch: pytest.MonkeyPatch, failures: list[str], times: i
     monkeypatch.setattr(store.Path, "open", open_half)
 
 
+REPORT = "Revenue grew in every period."
+
+
+def _retried_as_a_clean_run(monkeypatch: pytest.MonkeyPatch, snap: Snapshot, tmp_path: Any,
+                            report: str | None = None) -> dict[str, bytes]:
+    """The writes work again: finalize() of `snap` (captured into tmp_path/t) gives the files of a run never
+    interrupted (tmp_path/u, with `report` set); returns the retried folder's files."""
+    monkeypatch.setattr(store, "write_file", _real_write_file)
+    monkeypatch.setattr(store.Path, "open", _real_open)
+    snap.finalize()
+    again = _capture(tmp_path / "u")
+    if report is not None:
+        again.set_report(report)
+    again.finalize()
+    retried, clean = _folder(tmp_path / "t"), _folder(tmp_path / "u")
+    assert {k: v for k, v in retried.items() if k != MANIFEST_NAME} == {
+        k: v for k, v in clean.items() if k != MANIFEST_NAME}
+    return retried
+
+
 @pytest.mark.parametrize("from_disk", [False, True], ids=["pack-in-memory", "pack-read-back"])
 def test_a_pack_rewrite_that_fails_while_writing_leaves_no_partial_file_and_the_pack_whole(
         tmp_path, monkeypatch, from_disk):
@@ -75,14 +97,9 @@ def test_a_pack_rewrite_that_fails_while_writing_leaves_no_partial_file_and_the_
     assert sorted(p.name for p in root.iterdir()) == ["blobs", JOURNAL_NAME]  # nothing materialised is left
     assert sorted(p.name for p in (root / "blobs").iterdir()) == [PACK_NAME]  # no partial pack.new beside it
     _blobs_whole(root)
-    monkeypatch.setattr(store, "write_file", failures.clear() or _real_write_file)
-    monkeypatch.setattr(store.Path, "open", _real_open)
-    snap.finalize()
+    failures.clear()
+    retried = _retried_as_a_clean_run(monkeypatch, snap, tmp_path)
     assert not failures
-    _capture(tmp_path / "u").finalize()
-    retried, clean = _folder(root), _folder(tmp_path / "u")
-    assert {k: v for k, v in retried.items() if k != MANIFEST_NAME} == {
-        k: v for k, v in clean.items() if k != MANIFEST_NAME}
     assert b"\nlines " in b"\n" + retried[f"blobs/{PACK_NAME}"]  # the retry refers to the tool files again
 
 
@@ -94,7 +111,7 @@ def test_a_rewrite_that_fails_after_the_pack_referred_to_tool_files_leaves_no_pa
     files."""
     snap = _capture(tmp_path / "t")
     snap.finalize()
-    snap.set_report("Revenue grew in every period.")
+    snap.set_report(REPORT)
     failures: list[str] = []
     _half_written(monkeypatch, failures, times=1)
     with pytest.raises(TraceDirError):
@@ -104,15 +121,29 @@ def test_a_rewrite_that_fails_after_the_pack_referred_to_tool_files_leaves_no_pa
     assert sorted(p.name for p in root.iterdir()) == ["blobs", JOURNAL_NAME]
     assert sorted(p.name for p in (root / "blobs").iterdir()) == [PACK_NAME]
     _blobs_whole(root)
-    monkeypatch.setattr(store, "write_file", _real_write_file)
-    monkeypatch.setattr(store.Path, "open", _real_open)
+    _retried_as_a_clean_run(monkeypatch, snap, tmp_path, REPORT)
+
+
+def test_when_the_clean_up_cannot_rewrite_the_pack_either_the_files_it_names_are_kept(tmp_path, monkeypatch):
+    """The disk stays full: the rewrite after a second finalize fails, and so does the clean-up's rewrite that
+    would give the pack every blob's bytes back. The tool files whose lines the pack names hold those blobs' only
+    copy: they are kept (and named by the error), everything else materialised is removed, no `pack.new` is
+    left, and finalize() once the cause is gone writes a clean run's files (before, the tool outputs were lost)."""
+    snap = _capture(tmp_path / "t")
     snap.finalize()
-    again = _capture(tmp_path / "u")
-    again.set_report("Revenue grew in every period.")
-    again.finalize()
-    retried, clean = _folder(root), _folder(tmp_path / "u")
-    assert {k: v for k, v in retried.items() if k != MANIFEST_NAME} == {
-        k: v for k, v in clean.items() if k != MANIFEST_NAME}
+    snap.set_report(REPORT)
+    failures: list[str] = []
+    _half_written(monkeypatch, failures)
+    with pytest.raises(TraceDirError) as raised:
+        snap.finalize()
+    root = tmp_path / "t"
+    assert len(failures) == 2  # the rewrite and the clean-up's
+    held = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.txt"))
+    assert held and all(path.startswith("tools/") for path in held)
+    assert f"but for {len(held)} the pack stores blobs as lines of ({', '.join(held)})" in str(raised.value)
+    assert sorted(p.name for p in root.iterdir()) == ["blobs", JOURNAL_NAME, "tools"]
+    assert sorted(p.name for p in (root / "blobs").iterdir()) == [PACK_NAME]
+    _retried_as_a_clean_run(monkeypatch, snap, tmp_path, REPORT)
 
 
 _real_write_file = store.write_file
@@ -211,3 +242,71 @@ def test_a_message_nested_near_the_depth_limit_is_cut_where_a_conversion_at_that
     texts = _texts(tmp_path / "t").values()
     assert any("innermost figure 41.7" in text for text in texts) == whole
     assert any(textfmt.DEPTH_MARKER in text for text in texts) == cut
+
+
+def _noted_one_by_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The line sharer before stop 31: each line inside a reference has its place appended to its text's list one
+    by one (tracefiles._note), the lists cut to their latest places at every append."""
+
+    def note_each(self: Any, index: Any, number: int, lines: list[str], runs: Any) -> None:
+        tracefiles._note(index, number, lines, ((i, i + length) for i, _, _, length, _ in runs),
+                         2 * tracefiles._CANDIDATES)
+
+    monkeypatch.setattr(tracefiles.LineSharer, "_note_references", note_each)
+
+
+def _agent(folder: Any, rounds: int, mode: str) -> Snapshot:
+    """test_finalize_rounds' agent (short messages, 42-line tool outputs: an uncapped state the sharer keeps line
+    by line), under invoke or ainvoke."""
+    from tests.capture.test_finalize_rounds import short_replies
+
+    return _capture(folder, rounds, mode, messages=short_replies(rounds))
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_the_places_inside_a_repeated_state_are_noted_by_slices_and_the_folder_is_unchanged(
+        tmp_path, monkeypatch, mode):
+    """Each node input of a 24-round agent repeats the whole state: the places of its referenced lines are taken
+    from the referenced file's (slices, not a line at a time), and the folder is the bytes of the sharer that
+    notes them one by one, and of one that cuts the lists to their latest places after every file; every file
+    reads back as its manifest's sha256."""
+    noted: list[int] = []
+    inner = tracefiles.LineSharer._note_references
+
+    def counting(self: Any, index: Any, number: int, lines: list[str], runs: Any) -> None:
+        noted.append(sum(run[3] for run in runs))
+        inner(self, index, number, lines, runs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tracefiles.LineSharer, "_note_references", counting)
+        _agent(tmp_path / "t", 24, mode).finalize()
+    assert len(noted) > 100 and sum(noted) > 10 * tracefiles._LINE_BY_LINE  # line by line throughout
+    with monkeypatch.context() as patch:
+        _noted_one_by_one(patch)
+        _agent(tmp_path / "each", 24, mode).finalize()
+    with monkeypatch.context() as patch:
+        patch.setattr(tracefiles, "_CUT_AFTER", -10**9)
+        _agent(tmp_path / "cut", 24, mode).finalize()
+    root = tmp_path / "t"
+    assert _folder(root) == _folder(tmp_path / "each") == _folder(tmp_path / "cut")
+    for path, text in _texts(root).items():
+        record = next(r for r in Snapshot(root).load_manifest().files if r.path == path)
+        assert hashlib.sha256(text.encode("utf-8")).hexdigest() == record.sha256, path
+
+
+def test_a_restated_figure_in_a_repeated_state_is_written_as_itself(tmp_path, monkeypatch):
+    """The negative: a node of a 40-node chain replaces the third message with other figures (same id). The
+    later node inputs hold the restated figures and not the old ones (no reference reaches the old line), the
+    earlier ones the old figures, and the folder is that of the sharer noting places one by one."""
+    from tests.capture.test_line_sharer_s28 import _capture_chain
+
+    _capture_chain(tmp_path / "t", 40, edit_at=20).finalize()
+    texts = _texts(tmp_path / "t")
+    restated = "    Finding 2 restated: revenue grew 0.2% to $1.4 billion."
+    for i in range(20, 40):
+        lines = texts[f"nodes/n{i:02d}/r1.input.txt"].split("\n")
+        assert restated in lines and not any("Finding 2: revenue grew" in line for line in lines)
+    assert "Finding 2: revenue grew 2.2% to $102.4 billion." in texts["nodes/n19/r1.input.txt"]
+    _noted_one_by_one(monkeypatch)
+    _capture_chain(tmp_path / "each", 40, edit_at=20).finalize()
+    assert _folder(tmp_path / "t") == _folder(tmp_path / "each")
