@@ -844,17 +844,23 @@ def _covered(windows: tuple[array[float], ...], value: float, tolerance: float) 
     return True
 
 
-def _expected_places(fi: FileIndex, windows: tuple[array[float], ...]) -> Iterator[int]:
-    """The places (ascending) of the file's deferred numbers inside one of their group's merged ranges (ends
-    included), found by C-level maps: a number's value as `FileIndex.run_value` reads it, and a bisection of its
-    group's ends (the high ends moved up by one float, so that an odd count of ends at or below it is inside)."""
+def _window_ends(windows: tuple[array[float], ...]) -> tuple[array[float], ...]:
+    """By decimals shown (0 to 255), the ends of their group's merged ranges, the high ends moved up by one float
+    (so that a number at or above a low end and below the moved high end, an odd count of ends at or below it, is
+    inside); built once for the index (a copy per file held every file's at once until its places were read)."""
     ends = []
     for merged in windows:
         moved = array("d", merged)
         for k in range(1, len(moved), 2):
             moved[k] = nextafter(moved[k], inf)
         ends.append(moved)
-    by_decimals = tuple(ends[min(d, _RUN_DECIMALS - 1)] for d in range(256))
+    return tuple(ends[min(d, _RUN_DECIMALS - 1)] for d in range(256))
+
+
+def _expected_places(fi: FileIndex, by_decimals: tuple[array[float], ...]) -> Iterator[int]:
+    """The places (ascending) of the file's deferred numbers inside one of their group's merged ranges (ends
+    included), found by C-level maps: a number's value as `FileIndex.run_value` reads it, and a bisection of its
+    group's ends (`_window_ends`)."""
     column, decimals = fi.run_digits, fi.run_decimals
     values = column if column.typecode == "d" else map(truediv, column, map(_POW10.__getitem__, decimals))
     return compress(range(len(decimals)), map((1).__and__, map(bisect_right, map(by_decimals.__getitem__, decimals),
@@ -957,7 +963,8 @@ class SourceIndex:
         kept = None
         if expected is not None:
             self._windows = _merged_windows(expected)
-            kept = [_expected_places(index, self._windows) if len(index.run_decimals) else () for index in files]
+            ends = _window_ends(self._windows)
+            kept = [_expected_places(index, ends) if len(index.run_decimals) else () for index in files]
         self._runs = self._corpus_runs(kept)
 
     def _corpus_runs(self, kept: Sequence[Iterable[int]] | None
