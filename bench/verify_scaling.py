@@ -27,6 +27,7 @@ from pytest_auditfence.claims.quantities import parse_quantities
 from pytest_auditfence.fence import Fence, Source, find_ripgrep
 from pytest_auditfence.models import ClaimRecord, Verdict
 from pytest_auditfence.verify import IndexCache, SourceIndex, verify_claim
+from pytest_auditfence.verify.sources import expected_lookups
 
 OUT = Path(__file__).parent / "out"
 SEED = 20240611
@@ -108,7 +109,9 @@ def claims(root: Path, sources: list[Source], count: int) -> tuple[str, list[Cla
 def run_ours(root: Path, sources: list[Source], document: str, records: list[ClaimRecord]) -> dict[str, float]:
     started = time.perf_counter()
     fence = Fence(root, sources, document, name="bench")
-    index = SourceIndex.build(root, sources, cache=IndexCache(), store=fence.store)
+    # the claims' figures are known before the files are read, as in the cascade audit (`expected_lookups`)
+    expected = expected_lookups(q for record in records for q in record.quantities)
+    index = SourceIndex.build(root, sources, cache=IndexCache(), store=fence.store, expected=expected)
     built = time.perf_counter()
     verdicts: dict[str, int] = {}
     for record in records:

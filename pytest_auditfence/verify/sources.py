@@ -844,17 +844,23 @@ def _covered(windows: tuple[array[float], ...], value: float, tolerance: float) 
     return True
 
 
-def _expected_places(fi: FileIndex, windows: tuple[array[float], ...]) -> Iterator[int]:
-    """The places (ascending) of the file's deferred numbers inside one of their group's merged ranges (ends
-    included), found by C-level maps: a number's value as `FileIndex.run_value` reads it, and a bisection of its
-    group's ends (the high ends moved up by one float, so that an odd count of ends at or below it is inside)."""
+def _window_ends(windows: tuple[array[float], ...]) -> tuple[array[float], ...]:
+    """By decimals shown (0 to 255), the ends of their group's merged ranges, the high ends moved up by one float
+    (so that a number at or above a low end and below the moved high end, an odd count of ends at or below it, is
+    inside); built once for the index (a copy per file held every file's at once until its places were read)."""
     ends = []
     for merged in windows:
         moved = array("d", merged)
         for k in range(1, len(moved), 2):
             moved[k] = nextafter(moved[k], inf)
         ends.append(moved)
-    by_decimals = tuple(ends[min(d, _RUN_DECIMALS - 1)] for d in range(256))
+    return tuple(ends[min(d, _RUN_DECIMALS - 1)] for d in range(256))
+
+
+def _expected_places(fi: FileIndex, by_decimals: tuple[array[float], ...]) -> Iterator[int]:
+    """The places (ascending) of the file's deferred numbers inside one of their group's merged ranges (ends
+    included), found by C-level maps: a number's value as `FileIndex.run_value` reads it, and a bisection of its
+    group's ends (`_window_ends`)."""
     column, decimals = fi.run_digits, fi.run_decimals
     values = column if column.typecode == "d" else map(truediv, column, map(_POW10.__getitem__, decimals))
     return compress(range(len(decimals)), map((1).__and__, map(bisect_right, map(by_decimals.__getitem__, decimals),
@@ -957,7 +963,8 @@ class SourceIndex:
         kept = None
         if expected is not None:
             self._windows = _merged_windows(expected)
-            kept = [_expected_places(index, self._windows) if len(index.run_decimals) else () for index in files]
+            ends = _window_ends(self._windows)
+            kept = [_expected_places(index, ends) if len(index.run_decimals) else () for index in files]
         self._runs = self._corpus_runs(kept)
 
     def _corpus_runs(self, kept: Sequence[Iterable[int]] | None
@@ -1234,10 +1241,68 @@ def _spelled_column(index: SourceIndex) -> list[tuple[int, Quantity]]:
     for f in range(len(index.sources)):
         if not index.files[f].number_words:
             continue  # no letter run of the text is a number word: no line to read
-        text = index.loaded(f).text
-        for start, end in quantities.number_word_lines(text):
-            column.extend((f, q) for q in quantities.spelled_figures(text[start:end], start))
+        loaded = index.loaded(f)
+        text = loaded.text
+        for a, b in _number_word_blocks(text, loaded.starts):
+            for start, end in quantities.number_word_lines(text[a:b]):
+                column.extend((f, q) for q in quantities.spelled_figures(text[a + start:a + end], a + start))
     return column
+
+
+# The words one of which every match of `quantities.number_word_lines` holds as a whole ASCII letter run (lower-cased):
+# a number word (its first word), a fraction's ('half', 'a quarter', 'two-thirds', 'a fifth'), a lone decimal's 'point'
+_NUMBER_LINE_RUNS = frozenset({*quantities.NUMBER_LINE_WORDS, "zero", "one", "half", "quarter", "quarters", "third",
+                               "thirds", "fifth", "fifths", "point"})
+# fraction words that a match holds only after a number word (on the same line: a line holding it anyway) or after an
+# 'a' and spaces, tabs or hyphens ('a quarter of a million', 'a third of', 'were a quarter of'); 'half' stands alone
+_AFTER_A_OR_NUMBER = frozenset({"quarter", "quarters", "third", "thirds", "fifth", "fifths"})
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_FRACTION_GAP = " \t\u2010-"
+
+
+def _number_word_blocks(text: str, starts: Sequence[int]) -> list[tuple[int, int]]:
+    """(start, end) of the runs of lines of `text` that `quantities.number_word_lines` of each gives what it gives of
+    the whole text, between them: the lines holding one of `_NUMBER_LINE_RUNS` as a whole ASCII letter run (a
+    fraction word of `_AFTER_A_OR_NUMBER` only after an 'a'), found by `str.find` in the lower-cased text for the
+    words among its letter runs (`quantities.LETTERS_ONLY`, at C speed). Every pattern there matches such a run on
+    its first line; only its 'hundred' after a number word may follow on a later line, past blank lines, so runs of
+    lines apart by whitespace alone are one. A block ends at its last line's end, before the line break, and starts at
+    its first line's start, where the patterns' look-behinds and word boundaries read the same as after a line break;
+    its lower-cased text has the lengths of the whole one. A text whose lower-casing changes its length (read without
+    lower-casing there) is one block."""
+    lowered = text.lower()
+    if len(lowered) != len(text):
+        return [(0, len(text))]
+    runs = lowered.encode("utf-8", "replace").translate(quantities.LETTERS_ONLY).decode("ascii").split()
+    present = _NUMBER_LINE_RUNS.intersection(runs)
+    letters = _ASCII_LETTERS
+    lines: set[int] = set()
+    for word in present:
+        size = len(word)
+        after_a = word in _AFTER_A_OR_NUMBER
+        at = lowered.find(word)
+        while at >= 0:
+            end = at + size
+            if (not at or lowered[at - 1] not in letters) and (end == len(lowered) or lowered[end] not in letters):
+                if after_a:  # the last character before the spaces, tabs and hyphens before it
+                    before = at - 1
+                    while before >= 0 and lowered[before] in _FRACTION_GAP:
+                        before -= 1
+                    if before < 0 or lowered[before] != "a":
+                        at = lowered.find(word, end)
+                        continue
+                lines.add(bisect_right(starts, at))
+            at = lowered.find(word, end)
+    blocks: list[tuple[int, int]] = []
+    for line in sorted(lines):
+        start = starts[line - 1]
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if blocks and (blocks[-1][1] >= start or text[blocks[-1][1]:start].isspace()):
+            blocks[-1] = (blocks[-1][0], end)
+        else:
+            blocks.append((start, end))
+    return blocks
 
 
 # Lines that name what a file is: "source: 10-K", "document: Form 10-K ...", "title: ...".

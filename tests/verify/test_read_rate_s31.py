@@ -164,3 +164,72 @@ def test_expected_lookups_reads_the_forms_a_claim_is_looked_up_in() -> None:
     assert _merged_windows([(float("nan"), 1.0), (float("inf"), 1.0)]) == _merged_windows([])
     assert quantities.PLAIN_SCALES  # the windows are per plain scale
 
+
+# a filing's prose with figures written as words, CRLF line ends: counts, scaled and fractional figures, a number
+# word and its 'hundred' apart by a blank line, fraction words that state no figure ('the coming quarters')
+WORDED = ("HERON annual review\r\n"
+          "news: HERON opened twelve new stores and guided for the coming quarters.\r\n"
+          "news: HERON raised half a million dollars from the sale of the old depot.\r\n"
+          "news: HERON said services were a quarter of total sales, and a third of revenue came from Asia.\r\n"
+          "news: HERON's margin rose by point five percent; it sold one billion dollars of bonds.\r\n"
+          "news: HERON employs two\r\n\r\nhundred engineers in Oslo.\r\n"
+          "price: 2024-06-03 close 12.40 volume 1,300,000\r\n")
+
+
+@tool
+def get_review(company: str) -> str:
+    """The company's annual review."""
+    return WORDED
+
+
+def test_a_captured_run_reads_the_same_spelled_figures_from_the_number_word_lines_alone(tmp_path: Path,
+                                                                                       monkeypatch) -> None:
+    report = ("HERON opened 12 new stores.\n"  # true: 'twelve new stores'
+              "HERON raised $0.5 million from the sale of the old depot.\n"  # true: 'half a million dollars'
+              "HERON sold $1 billion of bonds.\n"  # true: 'one billion dollars'
+              "HERON opened 13 new stores.\n"  # invented
+              "HERON raised $0.7 million from the sale of the old depot.\n")  # invented
+    run = tool_run_auditor(tmp_path, [get_review], "Summarise HERON's year.")
+    cascade = run([("get_review", {"company": "HERON"})], report)
+    for true in ("12 new stores", "$0.5 million", "$1 billion"):
+        assert claim_of(cascade, true).verdict in COVERED_VERDICTS, true
+    for wrong in ("13 new stores", "$0.7 million"):
+        assert claim_of(cascade, wrong).verdict not in COVERED_VERDICTS, wrong
+    # the whole text read at once, as before stop 31: the same claims, evidence and notes
+    monkeypatch.setattr(sources_module, "_number_word_blocks", lambda text, starts: [(0, len(text))])
+    assert _claims(run([("get_review", {"company": "HERON"})], report)) == _claims(cascade)
+
+
+def _starts(text: str) -> list[int]:
+    return [0, *(at + 1 for at, ch in enumerate(text) if ch == "\n")]
+
+
+def _spelled(text: str, spans) -> list[tuple[int, int, list[str]]]:  # type: ignore[no-untyped-def]
+    return [(a + s, a + e, [q.model_dump_json() for q in quantities.spelled_figures(text[a + s:a + e], a + s)])
+            for a, b in spans for s, e in quantities.number_word_lines(text[a:b])]
+
+
+def test_the_number_word_blocks_give_every_line_the_whole_text_gives() -> None:
+    """`number_word_lines` of each block gives, with its figures, what it gives of the whole text: on seeded texts of
+    number words, fraction words with and without an 'a' or a number before them, 'hundred' past blank lines, CRLF,
+    unicode spaces, words that hold a number word ('money', 'weight'), and characters whose lower case is ASCII
+    (the Kelvin sign) or longer ('İ')."""
+    pieces = ["two", "Two", "twenty-one", "one", "One", "zero", "point", " point five", "half", "a half", "a quarter",
+              "quarters", "two-thirds", "a third", "fifth", "hundred", "\n", "\n\n", "\r\n", " \n \n", " ", "\t", " of ",
+              " a ", " million", " billion", " percent", " dollars", "made up ", "accounted for ", "were ", " stores",
+              "5", "1.2", "%", "$", "money", "done", "often", "\u0130", "\u212a", "\u00e9", "\u2019", "-", "eight",
+              "weight", "seventeen", "nine", "ninety", "\u2028", "\x1c", "x", "one-half", "three quarters of ",
+              "a fifth of a million", "one and a half", "a\u2010third of", "a - quarter", "ba quarter", "a\tthirds",
+              "the coming quarters", "A Quarter", "\u00a0"]
+    rng = random.Random(3131)
+    figures = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 40)))
+        whole = _spelled(text, [(0, len(text))])
+        assert _spelled(text, sources_module._number_word_blocks(text, _starts(text))) == whole, text
+        figures += sum(len(found) for _, _, found in whole)
+    assert figures > 500
+    # the bench's prose: its 'quarters' and 'billion' hold no figure, and no line of it is read
+    news = "news: T01 guidance for the coming quarters; backlog reached $4.5 billion.\n" * 50
+    assert sources_module._number_word_blocks(news, _starts(news)) == [] == _spelled(news, [(0, len(news))])
+    assert sources_module._number_word_blocks(WORDED, _starts(WORDED))  # its lines are read
