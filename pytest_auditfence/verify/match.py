@@ -492,6 +492,14 @@ def _months(number: str, unit: str) -> int:
     return n if unit.startswith("month") else 12 * n
 
 
+def without_maturity_spans(text: str) -> str:
+    """`text` with the maturity buckets it names blanked, offsets kept: 'less than one year' and 'between 2-5 years'
+    say which bucket, and cue no difference."""
+    low = text.lower()
+    spans = [m.span() for _, pattern in _MATURITY_SPANS for m in pattern.finditer(low)]
+    return _blanked(text, spans) if spans else text
+
+
 def maturity_spans(low: str) -> frozenset[tuple[str, str]]:
     """The maturity buckets a lower-case text names, as sides of the 'maturity' axis in months ('1-3 years' is
     ('maturity', '12-36'), 'less than 1 year' ('maturity', '0-12'), 'more than 5 years' ('maturity', '60-')): a

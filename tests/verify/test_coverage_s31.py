@@ -52,6 +52,15 @@ TABLES: dict[str, tuple[str, list[list[str]], str]] = {
         ["Third Quarter", "$ 2.66", "$ 4.63"],
         ["Fourth Quarter", "$ 1.88", "$ 3.39"]],
         "The following table shows the high and low sale prices per share of our common stock for each quarter of 2018:"),
+    # a payment schedule by maturity bucket, each row with its total
+    "obligations": ("Table 1 Contractual obligations (Dollars in thousands)", [
+        ["Contractual Obligations", "Less Than 1 Year", "2-5 Years", "Total"],
+        ["Operating Lease Obligations:", "$812", "$1,960", "$2,772"],
+        ["Other Long-Term Liabilities:", "", "", ""],
+        ["Mobile app commitment", "500", "—", "500"],
+        ["Cloud services commitment", "1,500", "1,500", "3,000"],
+        ["Total", "$2,812", "$3,460", "$6,272"]],
+        "The Company leases its offices under operating leases."),
 }
 
 
@@ -196,3 +205,15 @@ def test_a_cited_source_names_no_row_of_a_derived_figure(tmp_path: Path, sentenc
     from tool_runs import one_section_auditor
     record = one_section_auditor(tmp_path, ACCRUED)(sentence, figure)
     assert record.verdict in (COVERED if covered else FLAGGED), (record.verdict, record.notes)
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_maturity_bucket_cues_no_difference(audit, form: str) -> None:
+    # 'less than one year' names a bucket: it made a claim about that bucket a difference, which the row's total
+    # less that bucket gave (the other bucket's figure)
+    _check(audit, form, "obligations",
+           [("The operating lease obligations less than one year were $812 thousand.", "$812 thousand"),
+            ("The operating lease obligations due in 2-5 years were $1,960 thousand.", "$1,960 thousand")],
+           [("The operating lease obligations less than one year were $1,960 thousand.", "$1,960 thousand"),
+            ("The cloud services commitment less than one year was $1,500 million.", "$1,500 million"),
+            ("The operating lease obligations less than one year were $821 thousand.", "$821 thousand")])
