@@ -13,7 +13,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
-    column_keys, figure_keys, label_sides, sides_apart,
+    column_keys, figure_keys, label_sides, sides_apart, without_maturity_spans,
     find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total, part_words, row_named, row_stems, label_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
@@ -307,7 +307,7 @@ _PERCENT_OF = re.compile(r" percent(?:age)? of (?!(?:the )?(?:change|increase|de
 
 def formula_ops(claim: ClaimRecord) -> frozenset[str]:
     """The operations the claim's words say it computed (vocabulary.FORMULA_CUES)."""
-    words = claim.claim
+    words = without_maturity_spans(claim.claim)  # 'less than one year' names a bucket, no difference
     for q in sorted(claim.quantities or [], key=lambda q: -q.start):
         at, end = q.start - claim.start, q.end - claim.start
         if 0 <= at <= end <= len(words):  # a figure's own unit word ('0.6 percent') is no cue, as '0.6%' is none

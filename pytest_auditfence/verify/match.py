@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from pytest_auditfence.claims import quantities, vocabulary
+from pytest_auditfence.claims.extract import find_references
 from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import LoadedFile
 from pytest_auditfence.models import ClaimRecord, Quantity, Quote, Reference
@@ -17,7 +18,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, calendar_months, column_periods, percent_label, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, balance_day, calendar_months, column_periods, percent_label, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -491,6 +492,14 @@ def _months(number: str, unit: str) -> int:
     return n if unit.startswith("month") else 12 * n
 
 
+def without_maturity_spans(text: str) -> str:
+    """`text` with the maturity buckets it names blanked, offsets kept: 'less than one year' and 'between 2-5 years'
+    say which bucket, and cue no difference."""
+    low = text.lower()
+    spans = [m.span() for _, pattern in _MATURITY_SPANS for m in pattern.finditer(low)]
+    return _blanked(text, spans) if spans else text
+
+
 def maturity_spans(low: str) -> frozenset[tuple[str, str]]:
     """The maturity buckets a lower-case text names, as sides of the 'maturity' axis in months ('1-3 years' is
     ('maturity', '12-36'), 'less than 1 year' ('maturity', '0-12'), 'more than 5 years' ('maturity', '60-')): a
@@ -646,7 +655,7 @@ def day_apart(subject: ClaimSubject, label: CellLabel) -> bool:
     A cell dated by no day, or by a day of a year the claim names no day of, is left to its period."""
     if not subject.days:
         return False
-    own = dated_days(f"{label.row} | {label.column_text}")
+    own = balance_day(label)
     return any((claimed := {d for d in subject.days if d[0] == year}) and not claimed & own
                for year in {d[0] for d in own})
 
@@ -673,11 +682,18 @@ def cell_backs(subject: ClaimSubject, label: CellLabel) -> bool:
     # the claim's subject is then the column's
     # so is a row of a payment schedule named by when alone ('Thereafter' below '2020' ... '2024')
     row = "" if label.maturity and when_label(label.row) else without_parts(label.row)
-    row_keys = _subject_keys(f"{row} {label.section}".strip())
+    row_keys = _subject_keys(f"{row} {label.section} {titled(subject, label)}".strip())
     if row_keys:
         return bool(row_keys & subject.keys or row_metrics & subject.metrics)
     column_keys = _subject_keys(_undated(f"{label.column_text} | {label.caption}"))
     return bool(column_keys & subject.keys or metrics_of(label.column_text) & subject.metrics)
+
+
+def titled(subject: ClaimSubject, label: CellLabel) -> str:
+    """The section title that names a balance row dated alone ('At 31 December' of '18 Investment in associates'), for
+    a claim naming the row's day ('the investment in associates at 31 December 2019'); '' for any other claim (a
+    claim naming a year alone does not say which balance of it) or row."""
+    return label.title if label.title and subject.days & balance_day(label) else ""
 
 
 def _undated(text: str) -> str:
@@ -725,7 +741,7 @@ def row_stems(label: CellLabel) -> frozenset[str]:
     other words that begins with it; a label that defines a short name is named by it; for a row without words,
     its column's. (Memoised by row and columns: a claim's stages ask it for every cell they look at, and a table
     repeats its rows' labels column by column.)"""
-    return _row_stems(label.row, label.columns)
+    return _row_stems(label.row, label.columns, label.title)
 
 
 def label_stems(text: str) -> frozenset[str]:
@@ -734,13 +750,14 @@ def label_stems(text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=8192)
-def _row_stems(row: str, columns: tuple[str, ...]) -> frozenset[str]:
+def _row_stems(row: str, columns: tuple[str, ...], title: str = "") -> frozenset[str]:
     alias = _ALIAS.search(row)
     named = _NOTE_REFERENCE.sub(" ", alias.group(1) if alias else row)
     stems = ({subject_stem(w) for w in content_words(named)} | set(abbreviations(named))) & subject_keys(named)
     if stems and _TOTAL.match(row.lstrip(" -–—*_:")):
         stems.add(TOTAL_KEY)
-    return frozenset(stems) if stems else _subject_keys(_undated(" ".join(columns)))
+    # a balance row dated alone is named by its section's title (its day by the claim's, see `titled`)
+    return frozenset(stems) if stems else _subject_keys(title or _undated(" ".join(columns)))
 
 
 def clause_parts(claim: ClaimRecord, q: Quantity, *, past_figures: bool = False) -> tuple[str, str]:
@@ -976,7 +993,8 @@ def _row_of(label: CellLabel) -> tuple[str, str, str]:
 def subject_cells(claim: ClaimRecord, index: SourceIndex, subject: ClaimSubject, *, limit: int) -> list[Observed]:
     """Table cells (their primary readings) whose row or column names the claim's subject and whose period
     is one the claim names (when both name one), in source order, at most `limit`."""
-    words = content_words(claim.claim + "\n" + (claim.context or "")) + abbreviations(claim.claim)
+    text = uncited_text(claim)  # a cited source's name ('the filing') names no row, nor a file's line naming its tool
+    words = content_words(text + "\n" + (claim.context or "")) + abbreviations(text)
     key = ("subject cells", tuple(words), subject, limit)  # claims of one subject in other words share it
     cached = index.memo.get(key)
     if cached is not None:
@@ -1085,7 +1103,8 @@ def source_clause(loaded: LoadedFile, start: int, end: int) -> str:
     a, b = loaded.line_span(loaded.line_of(start))
     text = loaded.text
     region = text[max(a, start - 300):start]
-    stops = [m.end() for m in _CLAUSE_STOP.finditer(region)]
+    # a year is a period, no previous figure: 'the low sale price per share in 2018 came to $5.99' is one clause
+    stops = [m.end() for m in _CLAUSE_STOP.finditer(_LISTED_YEAR.sub(lambda y: "y" * len(y.group()), region))]
     before = region[stops[-1]:] if stops else region
     # a clause that continues the one before it (', which represents year-over-year growth of 10.2%') is about
     # that clause's subject, as one that names nothing is
@@ -2294,7 +2313,24 @@ def _word_after(text: str, end: int) -> str | None:
 
 
 def _claim_keys(claim: ClaimRecord) -> set[str]:
-    return subject_keys(claim.claim + "\n" + (claim.context or ""))
+    """The stems of the claim's sentence and heading, less those of the sources it cites: 'According to the filing'
+    says where the figure stands, not what it is (a source's own name line, 'get_filing_section', names no row). A
+    claim whose only words are its citation's keeps them."""
+    keys = subject_keys(claim.claim + "\n" + (claim.context or ""))
+    cited = uncited_text(claim)
+    return (subject_keys(cited + "\n" + (claim.context or "")) or keys) if cited != claim.claim else keys
+
+
+def uncited_text(claim: ClaimRecord) -> str:
+    """The claim's sentence with the sources it names blanked ('According to the filing', 'passage 2'), offsets
+    kept. Read from its text: the single-figure claims a hop checks carry no references of their own."""
+    return _uncited(claim.claim)
+
+
+@lru_cache(maxsize=4096)
+def _uncited(text: str) -> str:
+    spans = [(r.start, r.end) for r in find_references(text) if r.kind != "url"]
+    return _blanked(text, spans) if spans else text
 
 
 def unwritten_unit(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> list[AtomMatch]:

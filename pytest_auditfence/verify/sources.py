@@ -731,7 +731,7 @@ def _add_cell(loaded: LoadedFile, cell: Cell, add: Callable[..., None], shared: 
     if len(read) != 1:
         return
     line = loaded.line_of(cell.start)
-    cell_words = _label_words(label.row, label.section, label.columns, label.caption)
+    cell_words = _label_words(label.row, f"{label.section} {label.title}".strip(), label.columns, label.caption)
     add(read[0], line, cell_words, False, label)
     if label.scale is not None or label.unit is not None:
         bare = quantities.parse_quantities(text, offset=cell.start, years=False, cell=True)

@@ -9,6 +9,7 @@ meaning, so a new form is a new reader, not a new rule.
 
 from __future__ import annotations
 
+import calendar
 import html
 import itertools
 import re
@@ -49,6 +50,9 @@ class CellLabel:
     # the first year of that payment schedule ('2020' of '2020 | 2021 | ... | Thereafter'), 0 outside one: with the
     # bucket it gives the years a 'Thereafter' or 'Total' cell covers (see `schedule_years`)
     schedule_start: int = 0
+    # the title of the section the table stands in ('18 Investment in associates'), for a balance row dated alone
+    # ('At 31 December'): what that row is the balance of, named by a claim that names its day (see `balance_day`)
+    title: str = ""
 
     @property
     def subject_text(self) -> str:
@@ -155,6 +159,45 @@ def dated_days(text: str) -> frozenset[tuple[int, int, int]]:
         if year is not None:
             days.update(_day_of(m, int(year.group(5))) for m in _DAY_OF_MONTH.finditer(listed.group()))
     return frozenset(days)
+
+
+# a section's title line: a note's number and a few words, no sentence ('18 Investment in associates', '3. Investments
+# in subsidiaries', 'Note 21. Equity - dividends', '(5) GOODWILL AND OTHER INTANGIBLE ASSETS'), alone on its line (a
+# list item or paragraph of a trace file or HTML page)
+_SECTION_TITLE = re.compile(
+    r"(?m)^[ \t]*(?:[-*][ \t]+)?(?:<p>)?(?:note[ \t]+)?(?:\d{1,2}|\(\d{1,2}\))(?:\.(?!\d)|\))?[ \t]*[-\u2013\u2014:]?[ \t]*"
+    r"(?P<title>[A-Z][A-Za-z&'\u2019/-]*(?:[ \t]+[A-Za-z&'\u2019/-]+){0,7})[ \t]*(?:\((?:continued|cont\.?)\))?"
+    r"(?:</p>)?[ \t]*$", re.IGNORECASE)
+
+
+def section_title(text: str) -> str:
+    """The first section title line of a text (see `_SECTION_TITLE`): what the section's table is about, '' for
+    none. A document tool may render the title below the table, with the section's other paragraphs."""
+    m = _SECTION_TITLE.search(text)
+    return " ".join(m.group("title").split()) if m else ""
+
+
+def dated_alone(row: str) -> bool:
+    """Is a row label a balance's day and month and no word besides ('At 31 December', 'As at 1 January',
+    'December 31, 2019')? A roll-forward's balance row: the balance of what the table is about."""
+    return _DAY_OF_MONTH.search(row) is not None and not words_besides_periods(_DAY_OF_MONTH.sub(" ", row))
+
+
+def balance_day(label: CellLabel) -> frozenset[tuple[int, int, int]]:
+    """The day a balance row dated by its day and month alone stands for under its column's year ('At 31 December'
+    under '2019' is December 31, 2019): a year's first day or a month's last, which fall in the year a column of
+    years names (an opening day past January 1 may fall in the year before a fiscal year's column: 'At 1 April'
+    under '2019' may be April 1, 2018, and is left undated). The days its row and column name otherwise."""
+    named = dated_days(f"{label.row} | {label.column_text}")
+    if named or len(label.periods) != 1:
+        return named
+    (year, part), = label.periods
+    m = _DAY_OF_MONTH.search(label.row)
+    if part or m is None:
+        return named
+    _, month, day = _day_of(m, year)
+    last = calendar.monthrange(year, month)[1]
+    return frozenset({(year, month, day)}) if day == last or (month, day) == (1, 1) else named
 
 
 def periods_in(text: str) -> frozenset[Period]:
@@ -1560,7 +1603,20 @@ def read_tables(text: str) -> list[Cell]:
             taken.add((cell.start, cell.end))
             cells.append(cell)
     cells.sort(key=lambda c: c.start)
-    return cells
+    return _titled_balances(text, cells)
+
+
+def _titled_balances(text: str, cells: list[Cell]) -> list[Cell]:
+    """The balance rows dated alone ('At 1 January', 'At 31 December') under no section, each given the title of the
+    section the text holds ('18 Investment in associates'): such a row names nothing but its day, and is the balance
+    of what the section is about (a claim naming that day and the title's words names the row)."""
+    if not any(not c.label.section and dated_alone(c.label.row) for c in cells):
+        return cells
+    title = section_title(text)
+    if not title:
+        return cells
+    return [Cell(c.start, c.end, replace(c.label, title=title)) if not c.label.section and dated_alone(c.label.row)
+            else c for c in cells]
 
 
 __all__ = ["Cell", "CellLabel", "GridRow", "Period", "column_periods", "format_period", "parts_named", "periods_in", "read_tables",
