@@ -349,6 +349,11 @@ def _is_empty(text: str) -> bool:
     return _EMPTY_CELL.fullmatch(text.strip().lower()) is not None
 
 
+def _is_blank(text: str) -> bool:
+    """An empty cell, or one a renderer quoted empty ('""' of records rendered as rows): no placeholder ('—')."""
+    return not text.strip().strip("\"'")
+
+
 # -- readers: grids of cell spans ----------------------------------------------------------------------------
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -931,7 +936,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         """The header cells over a figure, top down, and their footnote marks (`column_mark`)."""
         found, marked = [], []
         for r, row in enumerate(headers):
-            texts = [t for _, _, t in row]
+            # a blank cell of records rendered as rows is written '""': no header, as an empty cell is
+            texts = ["" if _is_blank(t) else t for _, _, t in row]
             at: int | None = None
             if grid.right_aligned:
                 # the line's first cell is the labels' column's only where it stands at the labels' margin: 'Low' over
@@ -1022,6 +1028,8 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
             from_right = len(slots) - 1 - slots.index(k) if k in slots else len(figures) - 1 - n
             columns, mark = column_headers(from_right, k, (a, b), len(slots))
             periods = row_periods | column_periods(columns) or block
+            if not periods and columns:
+                periods = _header_year_part(headers, columns)
             if not row_periods and len(parts_named(label)) == 1:
                 # a row of one quarter (or half) under a year's columns ('Second Quarter' under '2018 | Low | High')
                 # is that quarter of the year: its ordinal is part of its label, and a claim about another quarter
@@ -1066,6 +1074,21 @@ _BALANCE_DATE = re.compile(r"(?i)\b(?P<month>january|february|march|april|may|ju
                            r"|november|december)\s+(?P<day>\d{1,2}),?\s+(?P<year>" + _YEAR + r")\b")
 # a balance dated in the first days of January closes the year before ('January 1, 2018' ends fiscal 2017)
 _YEAR_END_SPILL_DAYS = 7
+
+
+def _header_year_part(headers: list[list[tuple[int, int, str]]], columns: tuple[str, ...]) -> frozenset[Period]:
+    """The quarter (or half) a column's header names without a year, in the one year the header's other columns name
+    ('First Quarter' beside 'Fiscal 2019 Fourth Quarter' and 'Fiscal 2019 Total', the keys of records whose spanning
+    header stood over one column only): none where the header names no year or several, or dates that part already
+    (another column's 'Q1 2019' beside an undated 'Q1' is another year's)."""
+    parts = parts_named(" ".join(columns))
+    if len(parts) != 1:
+        return frozenset()
+    dated = frozenset(p for row in headers for _, _, t in row for p in column_periods((t,)))
+    years = {year for year, _ in dated}
+    if len(years) != 1 or parts & {part for _, part in dated}:
+        return frozenset()
+    return frozenset({(years.pop(), next(iter(parts)))})
 
 
 def _closing_year(m: re.Match[str]) -> int:
@@ -1542,10 +1565,6 @@ class GridRow:
     kind: str
     label: str
     placeholders: int  # its cells of a placeholder ('—', 'n/a'), which hold a column but no figure
-
-
-def _is_blank(text: str) -> bool:
-    return not text.strip().strip("\"'")
 
 
 def table_rows(text: str) -> list[list[GridRow]]:
