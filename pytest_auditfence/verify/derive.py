@@ -12,9 +12,11 @@ from itertools import permutations
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
-    RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, prose_periods, sentence_start, about_subject, amount_per_counted, cell_sides, claim_subject, clause_outnamed, clause_parts,
-    column_keys, figure_keys, label_sides, sides_apart, without_maturity_spans,
-    find_atom, label_per_counted, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total, part_words, row_named, row_stems, label_stems, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit,
+    RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides,
+    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, find_atom, label_per_counted,
+    label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total,
+    part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart, stands_by_subject, subject_cells,
+    subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
