@@ -956,15 +956,20 @@ def _by_type(items: list[Item]) -> dict[str, Any]:
         perturbed = [it for it in mine if it.kind != "correct"]
         if not correct and not perturbed:
             continue
-        block[atype] = {
-            "correct": len(correct),
-            "correct_covered": _share(sum(_covered(it) for it in correct), len(correct)),
-            "correct_flagged": _share(sum(_flagged(it) for it in correct), len(correct)),
-            "perturbed": len(perturbed),
-            "perturbed_flagged": _share(sum(_flagged(it) for it in perturbed), len(perturbed)),
-            "perturbed_verified": _share(sum(_covered(it) for it in perturbed), len(perturbed)),
-        }
+        block[atype] = outcome_counts(correct, perturbed)
     return block
+
+
+def outcome_counts(correct: list[Item], perturbed: list[Item]) -> dict[str, Any]:
+    """Correct answers covered / flagged and perturbed ones flagged / verified (shares of each count)."""
+    return {
+        "correct": len(correct),
+        "correct_covered": _share(sum(_covered(it) for it in correct), len(correct)),
+        "correct_flagged": _share(sum(_flagged(it) for it in correct), len(correct)),
+        "perturbed": len(perturbed),
+        "perturbed_flagged": _share(sum(_flagged(it) for it in perturbed), len(perturbed)),
+        "perturbed_verified": _share(sum(_covered(it) for it in perturbed), len(perturbed)),
+    }
 
 
 def _correct_by_form(items: list[Item]) -> dict[str, dict[str, Any]]:

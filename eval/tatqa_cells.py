@@ -28,6 +28,7 @@ from tatqa import (
     Figure,
     Item,
     Section,
+    _capital,
     _covered,
     _decimals,
     _flagged,
@@ -39,6 +40,7 @@ from tatqa import (
     cell_number,
     currency_of,
     fmt,
+    outcome_counts,
     perturb,
     run_tasks,
     value_text,
@@ -223,10 +225,6 @@ def pick(sec: Section, cells: list[Cell], count: int = CELLS_PER_SECTION) -> lis
 # sentences
 
 
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def lookup_sentence(cell: Cell, value: str, wording: int) -> str:
     phrases = cell.column.phrases
     period = phrases[wording % len(phrases)]
@@ -404,11 +402,7 @@ def run_cells(sections: list[Section], jobs: int, variants: int = 0) -> list[Ite
 def _counts(items: list[Item]) -> dict[str, Any]:
     correct = [it for it in items if it.kind == "correct"]
     perturbed = [it for it in items if it.kind != "correct"]
-    return {"correct": len(correct), "correct_covered": _share(sum(map(_covered, correct)), len(correct)),
-            "correct_flagged": _share(sum(map(_flagged, correct)), len(correct)),
-            "perturbed": len(perturbed), "perturbed_flagged": _share(sum(map(_flagged, perturbed)), len(perturbed)),
-            "perturbed_verified": _share(sum(map(_covered, perturbed)), len(perturbed)),
-            "perturbed_passing": sum(map(_covered, perturbed))}
+    return {**outcome_counts(correct, perturbed), "perturbed_passing": sum(map(_covered, perturbed))}
 
 
 def cells_metrics(items: list[Item]) -> dict[str, Any]:
