@@ -393,6 +393,7 @@ class _AtomTrace:
 class _Auditor:
     def __init__(self, manifest: Manifest | None, trace_dir: str | Path, document: str | None,
                  policy: Policy | None, extractor: Callable[[str], list[ClaimRecord]] | None = None) -> None:
+        from pytest_auditfence.fence import FileStore
         from pytest_auditfence.verify import IndexCache
 
         self.extractor = extractor
@@ -424,6 +425,8 @@ class _Auditor:
         self.files = {f.path: f for f in self.manifest.files}
         self.steps = _Steps(self.manifest, self.trace_dir)
         self.cache = IndexCache()
+        # one store for the audit: every unit's fence and index read a file from disk (and check its sha256) once
+        self.store = FileStore(self.trace_dir.resolve())
         self.units: dict[str, AuditUnit] = {}
         # Per node: what it received (its input files) and the outputs of its earlier ancestors; used only
         # when a figure is in neither its raw data nor its direct upstream outputs (see _hop).
@@ -469,7 +472,7 @@ class _Auditor:
         unique = _by_path(records)
         sources = [self._source(r) for r in unique]
         fence = Fence(self.trace_dir, sources, self.document, name=name,
-                      min_evidence_length=self.policy.min_evidence_length)
+                      min_evidence_length=self.policy.min_evidence_length, store=self.store)
         index = self._index(sources)
         return AuditUnit(name=name, node=node, upstream=upstream, sources=sources, fence=fence,
                          index=index, files={r.path: r for r in unique}, step=step)
@@ -614,7 +617,7 @@ class _Auditor:
         index = self.indexes.get(key)
         if index is None:
             index = self.indexes[key] = SourceIndex.build(self.trace_dir, sources, cache=self.cache,
-                                                          expected=self.expected)
+                                                          store=self.store, expected=self.expected)
             # a hop asks where a figure came from: a period the claim names passes a hop when the hop's sources
             # or the run's raw data name it (a loop's later round is given the date of an earlier tool call); a
             # period named nowhere stops at the first hop that lacks it, its introducer. For the raw data's own

@@ -206,12 +206,11 @@ class _Row:
 
 def _blocks(index: SourceIndex, f: int) -> list[list[_Row]]:
     """The rows of a file's tables in source order, cut into blocks of consecutive rows under one section row of one
-    table (a table's caption); memoised per file."""
-    key = ("row blocks", f)
-    found = index.memo.get(key)
+    table (a table's caption); memoised per file (for the audit: `FileIndex.memo`)."""
+    fi = index.files[f]
+    found = fi.memo.get("row blocks")
     if found is not None:
         return found  # type: ignore[return-value]
-    fi = index.files[f]
     blocks: list[list[_Row]] = []
     rows: list[tuple[str, str, str, list[int]]] = []
     for item in sorted((i for i in fi.labels if i not in fi.alternatives), key=fi.position):
@@ -226,7 +225,7 @@ def _blocks(index: SourceIndex, f: int) -> list[list[_Row]]:
             blocks.append([])
             previous = (section, caption)
         blocks[-1].append(_Row(row, section, tuple(items)))
-    index.memo[key] = blocks
+    fi.memo["row blocks"] = blocks
     return blocks
 
 
@@ -271,10 +270,10 @@ def _grid_rows_of(index: SourceIndex, cells: Iterable[Observed]) -> list[GridRow
 
 
 def _grids(index: SourceIndex, f: int) -> list[list[GridRow]]:
-    key = ("table rows", f)
-    found = index.memo.get(key)
+    memo = index.files[f].memo  # the file's own rows, worked out once for the audit
+    found = memo.get("table rows")
     if found is None:
-        found = index.memo[key] = table_rows(index.loaded(f).text)
+        found = memo["table rows"] = table_rows(index.files[f].text)
     return found  # type: ignore[return-value]
 
 

@@ -379,15 +379,15 @@ def month_rank(index: SourceIndex, file: int, start: int, label: CellLabel) -> i
     """The rank of a cell's row among the rows of its column that are month periods, in source order: rows labelled
     by their dates alone ('January 26, 2019 - February 22, 2019', read as the period 2019 with no words left), two
     or more of them within one year. None for any other row (a 'Total', a row of years)."""
-    key = ("month rows", file, label.caption, label.columns)
-    ranks = index.memo.get(key)
+    fi = index.files[file]
+    key = ("month rows", label.caption, label.columns)  # the file's own: kept with it for the audit
+    ranks = fi.memo.get(key)
     if ranks is None:
-        fi = index.files[file]
         starts = sorted({fi.starts[item] for item, other in fi.labels.items()
                         if other.caption == label.caption and other.columns == label.columns and not other.row
                         and other.periods})
         periods = {fi.label_at(at).periods for at in starts}
-        ranks = index.memo[key] = {at: n for n, at in enumerate(starts, 1)} if len(periods) < len(starts) else {}
+        ranks = fi.memo[key] = {at: n for n, at in enumerate(starts, 1)} if len(periods) < len(starts) else {}
     return ranks.get(start) if not label.row and label.periods else None
 
 
@@ -434,14 +434,14 @@ def _month_columns(file: int, index: SourceIndex) -> dict[tuple[str, str, str], 
 def _gathered(index: SourceIndex, file: int, name: str, group: Callable[[CellLabel], tuple],
               values: Callable[[CellLabel], Iterable]) -> dict[tuple, frozenset]:
     """The `values` of a source's table cells gathered by `group` of their labels (a row, a column), built once per
-    source and kept in the index's memo under `name`."""
-    memo_key = (name, file)
-    gathered = index.memo.get(memo_key)
+    source and kept in its `FileIndex.memo` under `name` (for the audit)."""
+    memo = index.files[file].memo
+    gathered = memo.get(name)
     if gathered is None:
         found: dict[tuple, set] = {}
         for label in index.files[file].labels.values():
             found.setdefault(group(label), set()).update(values(label))
-        gathered = index.memo[memo_key] = {key: frozenset(items) for key, items in found.items()}
+        gathered = memo[name] = {key: frozenset(items) for key, items in found.items()}
     return gathered
 
 

@@ -58,7 +58,7 @@ class FileIndex:
     __slots__ = ("text", "starts", "lengths", "values", "codes", "forms", "lines", "words", "line_words",
                  "alternatives", "labels", "_label_at", "texts", "_forms", "_literals", "eager", "ordered",
                  "deferred", "line_starts", "run_digits", "run_decimals", "run_firsts", "_done", "_firsts", "_parsed",
-                 "number_words", "_vocabulary", "_asked")
+                 "number_words", "_vocabulary", "_asked", "memo")
 
     parsed_late = 0  # deferred lines parsed so far, by every file: a `SourceIndex` takes their figures in when it moves
 
@@ -118,6 +118,10 @@ class FileIndex:
         # at the first ask) answers at once for a word no deferred line can hold
         self._vocabulary: bytes | None = None
         self._asked: dict[str, tuple[int, ...]] = {}
+        # what the stages work out from this file's text and figures alone (its spelled figures, its tables' rows, the
+        # periods it names), kept with the file: every index of an audit that holds the file (one an audit unit, the
+        # files shared through `IndexCache` by sha256) reads it, so it is worked out once a file for the audit
+        self.memo: dict[object, object] = {}
 
     def append(self, q: Quantity, line: int) -> int:
         """Store a parsed figure; its item number."""
@@ -905,7 +909,6 @@ class SourceIndex:
         self._labelled: dict[str, array[int]] = {}
         # results of the stages' searches per claim (subject cells), kept for the index's life (one audit unit)
         self.memo: dict[object, object] = {}
-        self._flat_texts: dict[int, str] = {}
         self._quantities: dict[tuple[int, int], Quantity] = {}
         # observations bucketed by the order of magnitude of their tolerance, each bucket sorted by
         # (value, file, item): a value lookup stays a few bisections however large the corpus. A bucket is
@@ -1056,11 +1059,12 @@ class SourceIndex:
         return self.store.load(self.sources[file])
 
     def flat_text(self, file: int) -> str:
-        """The source's text lower-cased with whitespace runs collapsed (computed once per source)."""
-        cached = self._flat_texts.get(file)
+        """The source's text lower-cased with whitespace runs collapsed (computed once per file for the audit)."""
+        memo = self.files[file].memo
+        cached = memo.get(_FLAT_TEXT)
         if cached is None:
-            cached = self._flat_texts[file] = " ".join(self.loaded(file).text.lower().split())
-        return cached
+            cached = memo[_FLAT_TEXT] = " ".join(self.files[file].text.lower().split())
+        return cached  # type: ignore[return-value]
 
     def names(self, file: int) -> _SourceNames:
         """What the source can be cited as (computed once per source of this index)."""
@@ -1229,24 +1233,31 @@ class SourceIndex:
         return [(-neg, Observed(files[f].values[i], f, i)) for neg, f, (_, i) in best]
 
 
-_SPELLED = "spelled figures"  # the memo key of `SourceIndex.spelled_near`'s column
+_SPELLED = "spelled figures"  # the memo key of `SourceIndex.spelled_near`'s column, and of a file's part of it
+_FLAT_TEXT = "flat text"  # the file memo's key of `SourceIndex.flat_text`
 
 
 def _spelled_column(index: SourceIndex) -> list[tuple[int, Quantity]]:
     """The figures written as words of each source, by line: counts before their noun, and spelled figures with a
     percent, currency or scale (`quantities.spelled_figures`). On a line with digits the index holds those of its
     spelled figures that hold a number word already (not a fraction: 'a third of revenue in 2021'); the column is
-    asked only where no figure of the index matched, so a figure in both is never offered twice."""
-    column: list[tuple[int, Quantity]] = []
-    for f in range(len(index.sources)):
-        if not index.files[f].number_words:
-            continue  # no letter run of the text is a number word: no line to read
-        loaded = index.loaded(f)
-        text = loaded.text
-        for a, b in _number_word_blocks(text, loaded.starts):
-            for start, end in quantities.number_word_lines(text[a:b]):
-                column.extend((f, q) for q in quantities.spelled_figures(text[a + start:a + end], a + start))
-    return column
+    asked only where no figure of the index matched, so a figure in both is never offered twice. Each file's figures
+    are read once for the audit (`_spelled_figures`, kept in its `FileIndex.memo`)."""
+    return [(f, q) for f, fi in enumerate(index.files) for q in _spelled_figures(fi)]
+
+
+def _spelled_figures(fi: FileIndex) -> tuple[Quantity, ...]:
+    """One file's figures written as words, in the order of its text (`_spelled_column`)."""
+    found = fi.memo.get(_SPELLED)
+    if found is None:
+        figures: list[Quantity] = []
+        if fi.number_words:  # else no letter run of the text is a number word: no line to read
+            text = fi.text
+            for a, b in _number_word_blocks(text, fi._line_starts()):
+                for start, end in quantities.number_word_lines(text[a:b]):
+                    figures.extend(quantities.spelled_figures(text[a + start:a + end], a + start))
+        found = fi.memo[_SPELLED] = tuple(figures)
+    return found  # type: ignore[return-value]
 
 
 # The words one of which every match of `quantities.number_word_lines` holds as a whole ASCII letter run (lower-cased):

@@ -28,7 +28,7 @@ from pytest_auditfence.verify.references import (
     resolve_reference, url_scopes,
 )
 from pytest_auditfence.verify.results import SEVERITY, AtomMatch, AtomResult
-from pytest_auditfence.verify.sources import Observed, SourceIndex, label_of
+from pytest_auditfence.verify.sources import FileIndex, Observed, SourceIndex, label_of
 from pytest_auditfence.verify.tables import format_period
 
 
@@ -436,8 +436,15 @@ def periods_named(index: SourceIndex) -> frozenset[str]:
     """Every period key ('Q3', '2019') the sources of `index` name in any form: in their text ('second
     quarter', '2Q', 'Q2 2020'; a year's digits anywhere) and in their tables' headers and cell periods (page
     text stacks 'Third' over 'Quarter')."""
-    keys: set[str] = set()
-    for f in range(len(index.sources)):
+    return frozenset().union(*(_file_periods(index, f) for f in range(len(index.sources))))
+
+
+def _file_periods(index: SourceIndex, f: int) -> frozenset[str]:
+    """The period keys one file names (`periods_named`), worked out once a file for the audit (`FileIndex.memo`)."""
+    memo = index.files[f].memo
+    found = memo.get("period keys")
+    if found is None:
+        keys: set[str] = set()
         text = index.flat_text(f)  # whitespace collapsed: a captured line may wrap 'third' / 'quarter'
         keys.update(key for _, _, key in quantities.period_mentions(text))
         keys.update(re.findall(r"(?<!\d)(?:19|20)\d{2}(?!\d)", text))
@@ -445,7 +452,8 @@ def periods_named(index: SourceIndex) -> frozenset[str]:
             keys.update(f"{year}" for year, _ in label.periods)
             keys.update(part for _, part in label.periods if part)
             keys.update(key for _, _, key in quantities.period_mentions(" ".join(label.columns)))
-    return frozenset(keys)
+        found = memo["period keys"] = frozenset(keys)
+    return found  # type: ignore[return-value]
 
 
 def _missing_periods(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
@@ -484,14 +492,25 @@ def _metric_periods(index: SourceIndex) -> dict[str, set[str]]:
     if cached is None:
         cached = {}
         for f in range(len(index.sources)):
-            before: set[str] = set()
-            for sentence in _SENTENCE_END.split(index.loaded(f).text):
-                keys = {key for _, _, key in quantities.period_mentions(sentence)}
-                for metric in metrics_of(sentence) & PROSE_METRICS:
-                    cached.setdefault(metric, set()).update(keys | before)
-                before = keys
+            for metric, keys in _file_metric_periods(index.files[f]).items():
+                cached.setdefault(metric, set()).update(keys)
         index.memo["metric periods"] = cached
     return cached
+
+
+def _file_metric_periods(fi: FileIndex) -> dict[str, frozenset[str]]:
+    """`_metric_periods` of one file, worked out once a file for the audit (`FileIndex.memo`)."""
+    found = fi.memo.get("metric periods")
+    if found is None:
+        gathered: dict[str, set[str]] = {}
+        before: set[str] = set()
+        for sentence in _SENTENCE_END.split(fi.text):
+            keys = {key for _, _, key in quantities.period_mentions(sentence)}
+            for metric in metrics_of(sentence) & PROSE_METRICS:
+                gathered.setdefault(metric, set()).update(keys | before)
+            before = keys
+        found = fi.memo["metric periods"] = {metric: frozenset(keys) for metric, keys in gathered.items()}
+    return found  # type: ignore[return-value]
 
 
 def _periods_of_another_metric(claim: ClaimRecord, index: SourceIndex) -> list[AtomResult]:
