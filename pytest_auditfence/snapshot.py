@@ -211,6 +211,17 @@ class Snapshot:
             unredacted=functools.partial(self._redactor.leaves_lines, clean={}),
         )
         kept = rec.blobs.referenced_bytes()  # blobs stored as lines of the text files about to be rewritten
+        if kept:
+            # Those files are removed and written again below, and a write failing part-way (a full disk) would
+            # leave a half file holding a blob's only copy: the pack takes the blobs' own bytes back first.
+            try:
+                rec.blobs.rewrite(kept, {})
+            except OSError as exc:
+                raise TraceDirError(
+                    f"finalize() of {str(self._trace_dir)!r} failed: {rec.blobs.path}: could not be rewritten "
+                    f"({exc.strerror or exc}). Nothing was removed: the folder is as the last finalize() left it "
+                    f"(the report aside); fix the cause (disk space, permissions) and call finalize() again."
+                ) from exc
         remove_entries(self._trace_dir, MATERIALIZED_ENTRIES)
         kinds = {record.path: record.kind for record in result.manifest.files}
         # Raw data first and always as itself (it is what a grep of the folder should find); node inputs and
