@@ -195,9 +195,10 @@ def _escape(token: str) -> str:
 
 
 class LoadedFile:
-    """A source file read once: text, line starts, sha256; lines are cut on demand."""
+    """A source file read once: text, line starts, sha256; lines are cut on demand. `memo`: what the verifier works
+    out from the text alone around a figure (its clause, its periods), kept with the file for the store's life."""
 
-    __slots__ = ("path", "text", "starts", "sha256")
+    __slots__ = ("path", "text", "starts", "sha256", "memo")
 
     def __init__(self, path: str, text: str, sha256: str) -> None:
         self.path = path
@@ -208,6 +209,7 @@ class LoadedFile:
         self.starts = array("I" if len(text) < 0xFFFFFFFF else "q",
                             accumulate((len(part) + 1 for part in text.split("\n")), initial=0))
         self.starts.pop()
+        self.memo: dict[object, object] = {}
 
     @property
     def line_count(self) -> int:

@@ -13,7 +13,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides,
-    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, find_atom, label_per_counted,
+    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, figure_periods, find_atom, label_per_counted,
     label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total,
     part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart, stands_by_subject, subject_cells,
     subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
@@ -148,7 +148,7 @@ def one_subject(index: SourceIndex, a: Observed, b: Observed, keys: set[str]) ->
     if la is None or lb is None:
         for o, label in ((a, la), (b, lb)):
             q = index.quantity(o)
-            if label is None and clause_outnamed(index.loaded(o.file).text, q.start, q.end, keys):
+            if label is None and clause_outnamed(index.loaded(o.file), q.start, q.end, keys):
                 return False
         return True
     ka, kb = keys & subject_keys(la.subject_text), keys & subject_keys(lb.subject_text)
@@ -1454,7 +1454,7 @@ def candidate_operands(claim: ClaimRecord, q: Quantity, index: SourceIndex, pool
 def _prose_period_within(index: SourceIndex, o: Observed, periods: frozenset[Period]) -> bool:
     """Is a prose figure stated for one of `periods`, or for no period its words attach to it (see `prose_periods`)?"""
     v = index.quantity(o)
-    stated = prose_periods(index.loaded(o.file).text, v.start, v.end)
+    stated = figure_periods(index.loaded(o.file), v.start, v.end)
     return not stated or bool(stated & periods)
 
 

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import NamedTuple, TypeVar
 
 from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.claims.extract import find_references
@@ -138,11 +139,31 @@ def long_sentence_line(loaded: LoadedFile, offset: int) -> bool:
     return not previous or previous.endswith(_LINE_ENDS)
 
 
-def _window_keys(loaded: LoadedFile, start: int, end: int) -> set[str] | None:
+_T = TypeVar("_T")
+_ABSENT = object()
+
+
+def per_figure(loaded: LoadedFile, read: Callable[[LoadedFile, int, int], _T], start: int, end: int) -> _T:
+    """`read(loaded, start, end)` for the source figure at [start, end), kept in the file's `LoadedFile.memo`: for
+    what follows from the file's text alone (the figure's sentence words, its clause, its periods), which every claim
+    the figure matches asks again. `read` is a module-level function (the memo's key with the figure's span)."""
+    memo = loaded.memo
+    key = (read, start, end)
+    found = memo.get(key, _ABSENT)
+    if found is _ABSENT:
+        found = memo[key] = read(loaded, start, end)
+    return found  # type: ignore[return-value]
+
+
+def _window_keys(loaded: LoadedFile, start: int, end: int) -> frozenset[str] | None:
     """Subject stems of the sentence around [start, end) (bounded by PROXIMITY_WORDS words each side), or
     None when the number stands on a short structured line, where proximity is not asked for."""
-    text = _window_text(loaded, start, end)
-    return None if text is None else subject_keys(text)
+    return per_figure(loaded, _read_window_keys, start, end)
+
+
+def _read_window_keys(loaded: LoadedFile, start: int, end: int) -> frozenset[str] | None:
+    text = per_figure(loaded, _window_text, start, end)
+    return None if text is None else frozenset(subject_keys(text))
 
 
 def _window_text(loaded: LoadedFile, start: int, end: int) -> str | None:
@@ -211,7 +232,9 @@ def _quote_pattern(text: str) -> re.Pattern[str]:
 def _match_at(index: SourceIndex, file: int, start: int, end: int, atom: str, how: How) -> AtomMatch:
     source = index.sources[file]
     loaded = index.loaded(file)
-    return AtomMatch(
+    # built from fields of the right types (the source's, the file's, ints of a bisection): not validated again, as a
+    # lookup makes one a figure it matches
+    return AtomMatch.model_construct(
         atom=atom,
         source=source.path,
         node=source.node,
@@ -321,8 +344,14 @@ def after_year(text: str) -> tuple[int, list[tuple[int, int]]]:
 def claim_subject(claim: ClaimRecord) -> ClaimSubject:
     """The claim's subject stems and metrics (its sentence and heading) and the periods its sentence names
     ('in 2019', 'FY2024', 'Q3 2023', 'from 2017 to 2019' names each year of the range); the heading's
-    periods when the sentence names none."""
-    text = claim.claim
+    periods when the sentence names none. Read from the sentence and heading alone: memoised by them (the stages of
+    a claim ask it again, and a cascade checks the claim in several units)."""
+    return _claim_subject(claim.claim, claim.context)
+
+
+@lru_cache(maxsize=4096)
+def _claim_subject(text: str, context: str | None) -> ClaimSubject:
+    claim = _Worded(text, context)
     # a range between two dates names the years between them only (see `dated_ranges`), not its first date's
     ranges = dated_ranges(text)
     after, after_spans = after_year(text)
@@ -1044,7 +1073,7 @@ def conflicting_cell(
         own = replace(subject, keys=frozenset(subject_stem(w) for w in words))
     else:
         own = replace(subject, keys=figure_keys(claim, q))
-    row_words: set[str] = set()
+    named_rows: set[str] = set()
     best: list[tuple[int, Observed, CellLabel]] = []
     for o in subject_cells(claim, index, subject, limit=200):
         label = index.label(o)
@@ -1060,8 +1089,9 @@ def conflicting_cell(
             continue  # the row of the claim's own month, not another month's nor the total
         if not row_named(own, label) or not quantities.comparable(q, index.quantity(o)):
             continue
-        row_words.update(w.lower() for w in re.findall(r"[A-Za-z]+", label.row))
+        named_rows.add(label.row)
         best.append((len(row_stems(label)), o, label))
+    row_words = {w.lower() for row in named_rows for w in re.findall(r"[A-Za-z]+", row)}  # each row's words once
     # ('less than' and 'between' of the claim's maturity bucket compute nothing)
     stated = claim.claim.lower()
     for _, pattern in _MATURITY_SPANS if own_bucket else ():
@@ -1396,20 +1426,20 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
         end = m.offset + len(m.text)
         # '70 degrees' for '70 degrees', '34 area codes' for '34 area codes': the word a bare number
         # counts is its subject
-        if clause_outnamed(loaded.text, m.offset, end, keys):
+        if clause_outnamed(loaded, m.offset, end, keys):
             continue  # 'X accounted for 13%, ...; Y accounted for 11%, 12% ..., respectively' is Y's for a claim about X
         if (word and _word_after(loaded.text, end) == word) or near_subject(loaded, m.offset, end, keys, implied=implied):
-            window = _window_text(loaded, m.offset, end)
+            window = per_figure(loaded, _window_text, m.offset, end)
             if window is None:
                 labelled = metrics_of(label_of(loaded, m.offset)) if metrics else set()
                 if labelled and not labelled & metrics:
                     continue  # a structured field of another metric: 'Revenue | 1234' for a net income claim
                 if subject.periods and (dated := record_periods(loaded, m.offset)) and not dated & subject.periods:
                     continue  # a field of a record of another period: 'fiscal_year: 2023' for a 2022 claim
-            own = prose_periods(loaded.text, m.offset, end) if subject.periods else frozenset()
+            own = figure_periods(loaded, m.offset, end) if subject.periods else frozenset()
             if own and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
-            stated = sentence_quarters(loaded.text, m.offset, end) if quarters else set()
+            stated = per_figure(loaded, _figure_quarters, m.offset, end) if quarters else set()
             if stated and not stated & quarters:
                 continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
             # on a sentence a line (a transcript) the figure's own clause must say what the claim's does; a long
@@ -2185,28 +2215,42 @@ def respective_rows(claim: ClaimRecord, q: Quantity, subject: ClaimSubject, inde
     return order[figures.index(q.start)], frozenset(order)
 
 
-def clause_outnamed(text: str, start: int, end: int, keys: set[str]) -> bool:
+def clause_outnamed(loaded: LoadedFile, start: int, end: int, keys: set[str]) -> bool:
     """Is the source figure in one of several ';' clauses of a 'respectively' sentence, and does the claim name
     words only another clause has and none only its own has? ('revenue from sales into Taiwan accounted for 13%,
     9% ...; revenue from sales into the United States accounted for 11%, 12% ..., respectively': the 12% is the
-    United States', not Taiwan's.)"""
-    lo, hi = _clause(text, start, end)
-    if not keys or not RESPECTIVELY.search(text, lo, hi):
+    United States', not Taiwan's.) The clauses' words are read once a figure (`per_figure`)."""
+    if not keys:
         return False
+    clauses = per_figure(loaded, _respective_clause_keys, start, end)
+    if clauses is None:
+        return False
+    mine, theirs = clauses
+    return not (keys & mine) and bool(keys & theirs)
+
+
+def _respective_clause_keys(loaded: LoadedFile, start: int, end: int
+                            ) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The subject stems only the figure's own ';' clause of a 'respectively' sentence has, and those only its
+    other clauses have (`clause_outnamed`); None where the figure's clause is no such clause."""
+    text = loaded.text
+    lo, hi = _clause(text, start, end)
+    if not RESPECTIVELY.search(text, lo, hi):
+        return None
     sentence_lo = max([m.end() for m in SENTENCE_END.finditer(text, max(0, lo - 2000), lo)] or [max(0, lo - 2000)])
     stop = SENTENCE_END.search(text, hi, min(len(text), hi + 2000))
     sentence = text[sentence_lo:stop.start() if stop else min(len(text), hi + 2000)]
     own_at = lo - sentence_lo
     clauses = [(m.start(), subject_keys(m.group())) for m in re.finditer(r"[^;]+", sentence)]
     if len(clauses) < 2:
-        return False
+        return None
     own = next((k for at, k in reversed(clauses) if at <= own_at + 1), None)
     if own is None:
-        return False
+        return None
     others = [k for _, k in clauses if k is not own]
     mine = own - set().union(*others)
     theirs = {w for k in others for w in k - own}
-    return not (keys & mine) and bool(keys & theirs)
+    return frozenset(mine), frozenset(theirs)
 
 
 # a sentence ends at a full stop before a space, the text's end or closing markup ('respectively.</p>' of an HTML
@@ -2230,6 +2274,20 @@ def sentence_quarters(text: str, start: int, end: int) -> set[str]:
     million', 'revenue in Q2 was $260 million, up from $240 million in Q1' is Q2 for the $260 million). A
     figure stated for other quarters only is not the figure of the claim's quarter."""
     return _quarters(sentence_around(text, start, end))
+
+
+def figure_periods(loaded: LoadedFile, start: int, end: int) -> frozenset[Period]:
+    """`prose_periods` of a source figure, read once a figure (`per_figure`)."""
+    return per_figure(loaded, _prose_periods_of, start, end)
+
+
+def _prose_periods_of(loaded: LoadedFile, start: int, end: int) -> frozenset[Period]:
+    return prose_periods(loaded.text, start, end)
+
+
+def _figure_quarters(loaded: LoadedFile, start: int, end: int) -> frozenset[str]:
+    """`sentence_quarters` of a source figure (`per_figure`'s key)."""
+    return frozenset(sentence_quarters(loaded.text, start, end))
 
 
 def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
@@ -2312,7 +2370,14 @@ def _word_after(text: str, end: int) -> str | None:
     return word if word and word not in STOPWORDS else None
 
 
-def _claim_keys(claim: ClaimRecord) -> set[str]:
+class _Worded(NamedTuple):
+    """A claim's sentence and heading, all `_claim_keys` and `claim_subject` read of it."""
+
+    claim: str
+    context: str | None
+
+
+def _claim_keys(claim: ClaimRecord | _Worded) -> set[str]:
     """The stems of the claim's sentence and heading, less those of the sources it cites: 'According to the filing'
     says where the figure stands, not what it is (a source's own name line, 'get_filing_section', names no row). A
     claim whose only words are its citation's keeps them."""
@@ -2321,7 +2386,7 @@ def _claim_keys(claim: ClaimRecord) -> set[str]:
     return (subject_keys(cited + "\n" + (claim.context or "")) or keys) if cited != claim.claim else keys
 
 
-def uncited_text(claim: ClaimRecord) -> str:
+def uncited_text(claim: ClaimRecord | _Worded) -> str:
     """The claim's sentence with the sources it names blanked ('According to the filing', 'passage 2'), offsets
     kept. Read from its text: the single-figure claims a hop checks carry no references of their own."""
     return _uncited(claim.claim)

@@ -1020,8 +1020,13 @@ class SourceIndex:
         return found
 
     def holds_literal(self, written: str) -> bool:
-        """Is `written` (digits as written, no thousands commas) a digit run of one of the sources?"""
-        return any(fi.holds_literal(written) for fi in self.files)
+        """Is `written` (digits as written, no thousands commas) a digit run of one of the sources? (Memoised for the
+        index's life: claims of one figure ask it again.)"""
+        key = ("holds literal", written)
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = any(fi.holds_literal(written) for fi in self.files)
+        return found  # type: ignore[return-value]
 
     def labelled_with(self, word: str) -> list[tuple[int, int]]:
         """(file, item) of the table cells whose label holds `word`, in source order (memoised per word)."""

@@ -19,7 +19,7 @@ from pytest_auditfence.verify.derive import (
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
     metrics_of, prose_operand,
-    prose_periods, subject_around, subject_stem, subject_words, value_anywhere,
+    figure_periods, subject_around, subject_stem, subject_words, value_anywhere,
 )
 from pytest_auditfence.verify.count import count_check
 from pytest_auditfence.verify.normalise import PER_UNIT, counts_a_noun, is_weak
@@ -154,7 +154,7 @@ def _same_subject(index: SourceIndex, o: Observed, claim: ClaimRecord, keys: set
     if not keys or not keys <= subject_around(loaded, observed.start, observed.end):
         return False
     periods = claim_subject(claim).periods
-    stated = prose_periods(loaded.text, observed.start, observed.end)
+    stated = figure_periods(loaded, observed.start, observed.end)
     return not (periods and stated and not stated & periods)
 
 

@@ -12,7 +12,7 @@ from langchain_core.tools import tool
 
 from pytest_auditfence.fence import Source
 from pytest_auditfence.models import COVERED_VERDICTS
-from pytest_auditfence.verify import IndexCache, count, verdict
+from pytest_auditfence.verify import IndexCache, count, match, verdict
 from pytest_auditfence.verify.sources import SourceIndex
 
 from tool_runs import claim_of, tool_run_auditor
@@ -152,3 +152,62 @@ def test_two_indexes_sharing_a_file_answer_as_fresh_ones_and_work_the_file_out_o
     # the spelled figures found: 'twelve' and 'half a million' of the review, 'fifteen' of the outlook; 13 nowhere
     assert [len(found) for found in later[:4]] == [1, 1, 1, 0]
     assert {"2024", "2023", "2025"} <= later[4] and "2021" not in later[4]
+
+
+# prose whose figures several claims match: a 'respectively' sentence of two clauses, figures of two quarters, a
+# figure compared with another period's
+PROSE = ("ORCA annual report\n"
+         "news: Revenue from sales into Taiwan accounted for 13%, 9% and 14% of total revenue in 2019, 2018 and 2017, "
+         "respectively; revenue from sales into the United States accounted for 11%, 12% and 10% of total revenue in "
+         "2019, 2018 and 2017, respectively.\n"
+         "news: ORCA's net income was $50 million in the third quarter of 2024, up from $40 million in the second "
+         "quarter of 2024.\n"
+         "news: ORCA's gross margin was 13.0% in 2019 compared to 18.3% for 2018.\n")
+
+PROSE_REPORT = ("Sales into Taiwan accounted for 9% of total revenue in 2018.\n"  # true
+                "Sales into the United States accounted for 12% of total revenue in 2018.\n"  # true
+                "Sales into Taiwan accounted for 12% of total revenue in 2018.\n"  # invented: the US clause's figure
+                "Sales into the United States accounted for 9% of total revenue in 2018.\n"  # invented: Taiwan's
+                "ORCA's net income was $50 million in the third quarter of 2024.\n"  # true
+                "ORCA's net income was $40 million in the third quarter of 2024.\n"  # invented: the second quarter's
+                "ORCA's gross margin was 18.3% in 2018.\n"  # true
+                "ORCA's gross margin was 18.3% in 2019.\n")  # invented: 2018's figure
+PROSE_TRUE = ("Taiwan accounted for 9%", "United States accounted for 12%", "$50 million", "18.3% in 2018")
+PROSE_INVENTED = ("Taiwan accounted for 12%", "United States accounted for 9%", "$40 million", "18.3% in 2019")
+
+
+@tool
+def get_report(company: str) -> str:
+    """The company's annual report."""
+    return PROSE
+
+
+def test_what_a_source_figure_says_of_itself_is_read_once_and_answers_every_claim_as_read_fresh(
+        tmp_path: Path, monkeypatch) -> None:
+    """A source figure's own words (its sentence's subject, the clause of a 'respectively' list it stands in, its
+    period, its quarter) follow from the file's text alone: read once a figure for the audit (`match.per_figure`, in
+    the file's `LoadedFile.memo`), whichever claims match it, and every claim's verdict, evidence and notes are those
+    of an audit that reads them afresh for each claim; a claim's own subject likewise (`claim_subject`)."""
+    run = tool_run_auditor(tmp_path, [get_report], "Summarise ORCA's year.")
+    read: list[tuple[int, int]] = []
+    periods = match.prose_periods
+
+    def counted(text: str, start: int, end: int):  # type: ignore[no-untyped-def]
+        read.append((start, end))
+        return periods(text, start, end)
+
+    monkeypatch.setattr(match, "prose_periods", counted)
+    cascade = run([("get_report", {"company": "ORCA"})], PROSE_REPORT)
+    for true in PROSE_TRUE:
+        assert claim_of(cascade, true).verdict in COVERED_VERDICTS, true
+    for wrong in PROSE_INVENTED:
+        assert claim_of(cascade, wrong).verdict not in COVERED_VERDICTS, wrong
+    assert read and len(read) == len(set(read))  # each figure's period read once, for every claim and unit
+    # read afresh for every claim: the memo answers nothing, the claim's subject is read again
+    monkeypatch.setattr(match, "per_figure", lambda loaded, read, start, end: read(loaded, start, end))
+    monkeypatch.setattr(match, "claim_subject", lambda claim: match._claim_subject.__wrapped__(claim.claim,
+                                                                                                claim.context))
+    read.clear()
+    fresh = run([("get_report", {"company": "ORCA"})], PROSE_REPORT)
+    assert len(read) > len(set(read))
+    assert _claims(fresh) == _claims(cascade)
