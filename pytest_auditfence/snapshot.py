@@ -227,7 +227,7 @@ class Snapshot:
         # Raw data first and always as itself (it is what a grep of the folder should find); node inputs and
         # outputs and model calls then name the lines they repeat instead of writing them again.
         ordered = sorted(result.files.items(), key=lambda item: kinds.get(item[0]) in SHARING_KINDS)
-        stored = share_lines((rel, text, kinds.get(rel) in SHARING_KINDS) for rel, text in ordered)
+        stored = share_lines(((rel, text, kinds.get(rel) in SHARING_KINDS) for rel, text in ordered), result.starts)
         rewritten = False
         try:
             write_trace_files(self._trace_dir, stored.items())

@@ -13,6 +13,7 @@ from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from pytest_auditfence.capturing.store import sha256_text
@@ -102,6 +103,43 @@ class Materialized:
     # path -> where the long strings of its rendered value sit in it (the text may since have been redacted
     # or cut: a hint to check against the text, see store.text_references)
     placed: dict[str, list[Placement]] = field(default_factory=dict)
+    # path -> (an earlier file, characters, lines): the text's first lines are that file's first lines, as
+    # rendered (a node's input repeats the state an earlier input began with): a hint the line sharer checks
+    starts: dict[str, tuple[str, int, int]] = field(default_factory=dict)
+
+
+class _SharedStarts:
+    """Which earlier rendered file a file's text begins like: the last one whose parts (textfmt.render_parts)
+    began with the same first part and the same second part object (a reused block: the first message of a
+    repeated state), and how many characters and lines their common leading parts hold. Work at C speed only
+    (list comparisons, which take identical parts as equal at once; counts of line breaks)."""
+
+    def __init__(self) -> None:
+        self._last: dict[tuple[str, int], tuple[str, list[str]]] = {}
+
+    def start(self, path: str, parts: list[str]) -> tuple[str, int, int] | None:
+        if len(parts) < 2:
+            return None
+        key = (parts[0], id(parts[1]))
+        hit = self._last.get(key)
+        self._last[key] = (path, parts)  # keeps parts[1] alive, so its id names it
+        if hit is None:
+            return None
+        earlier, theirs = hit
+        # a line break must follow the common parts in both texts: at most all but the last part of either
+        low, high = 1, min(len(parts), len(theirs)) - 1
+        if parts[:high] != theirs[:high]:
+            while low < high:  # parts[:low] are common, parts[:high + 1] are not
+                middle = (low + high + 1) // 2
+                if parts[:middle] == theirs[:middle]:
+                    low = middle
+                else:
+                    high = middle - 1
+        count = high
+        if count < 2:
+            return None
+        common = parts[:count]
+        return earlier, sum(map(len, common)) + count - 1, sum(map(str.count, common, repeat("\n"))) + count
 
 
 def _meta(event: dict[str, Any], key: str) -> Any:
@@ -516,12 +554,18 @@ def materialize(
     # of earlier files: rendered without a second conversion, each repeated message and long string once.
     cache = RenderCache()
     placed: dict[str, list[Placement]] = {}
+    starts: dict[str, tuple[str, int, int]] = {}
+    shared_starts = _SharedStarts()
     binary_parts: dict[str, bool] = {}  # long parts (repeated messages) by whether they show binary data
 
     def render(content: Any, path: str | None = None) -> list[str]:
         parts, strings = render_parts(content, wrap_at=wrap_at, cache=cache)
-        if strings and path is not None:
-            placed[path] = strings
+        if path is not None:
+            if strings:
+                placed[path] = strings
+            start = shared_starts.start(path, parts)
+            if start is not None:
+                starts[path] = start
         return parts
 
     def shows_binary(parts: list[str]) -> bool:
@@ -679,7 +723,7 @@ def materialize(
         report=report,
         journal=journal or JournalSummary(events=len(events)),
     )
-    return Materialized(manifest=manifest, files=files, placed=placed)
+    return Materialized(manifest=manifest, files=files, placed=placed, starts=starts)
 
 
 def _step_records(tasks: list[_Task], b: _Builder, upstream: dict[str, set[str]]) -> list[StepRecord]:

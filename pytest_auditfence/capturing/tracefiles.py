@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import gc
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import deque
-from itertools import accumulate, repeat
+from itertools import accumulate, islice, repeat
 from operator import add
 from pathlib import Path, PurePosixPath
 
@@ -283,22 +283,25 @@ class LineSharer:
         found.reverse()
         return found
 
-    def stored(self, path: str, text: str, *, share: bool) -> str:
-        """The stored form of `text` (the text itself unless it shares lines or begins like a stored file)."""
-        lines = text.split("\n")
-        self.lines[path] = lines
-        self._texts[path] = text
+    def stored(self, path: str, text: str, *, share: bool, start: tuple[str, int, int] | None = None) -> str:
+        """The stored form of `text` (the text itself unless it shares lines or begins like a stored file).
+        `start`: (an earlier file, characters, lines) whose first lines the text may begin with (checked)."""
         if not share:
+            lines = text.split("\n")
+            self.lines[path] = lines
+            self._texts[path] = text
             self._remember(path, lines)
             if not text.startswith(_PREFIX):
                 return text
             return "\n".join([HEADER, *(_LITERAL + ln if ln.startswith(_PREFIX) else ln for ln in lines)])
+        lines, ends = self._split(text, start)
+        self.lines[path] = lines
+        self._texts[path] = text
+        self._ends[path] = ends
         out: list[str] = [HEADER]
         shared = False
         runs: list[tuple[int, str, int, int, int]] = []
         i, n = 0, len(lines)
-        ends = [0, *accumulate(map(len, lines))]  # ends[k]: characters of lines[:k] (without line breaks)
-        self._ends[path] = array("q", ends)
         last = _last_lookup(ends, n)  # no line from this one on starts a run long enough: none is looked up
         while i < n:
             line = lines[i]
@@ -322,6 +325,24 @@ class LineSharer:
             return text
         return "\n".join(out)
 
+    def _split(self, text: str, start: tuple[str, int, int] | None) -> tuple[list[str], array[int]]:
+        """`text.split("\\n")` and its `_line_ends`. When `text` begins with the first `count` lines of an earlier
+        file (`start`: its path, those lines' characters with the breaks between them, `count`; checked here at C
+        speed), those lines and their ends are taken from that file's instead of splitting and summing them again:
+        a node input repeating the whole state costs its new lines only (and one comparison of its start)."""
+        if start is not None:
+            earlier, chars, count = start
+            theirs = self._texts.get(earlier)
+            if theirs is not None and 0 < count <= len(self.lines[earlier]) and chars < min(len(text), len(theirs)) \
+                    and text[chars] == "\n" == theirs[chars]:
+                ends = self._line_ends(earlier)[:count + 1]
+                if ends[count] + count - 1 == chars and text.startswith(theirs[:chars]):
+                    rest = text[chars + 1:].split("\n")
+                    ends.extend(islice(accumulate(map(len, rest), initial=ends[count]), 1, None))
+                    return [*self.lines[earlier][:count], *rest], ends
+        lines = text.split("\n")
+        return lines, array("q", [0, *accumulate(map(len, lines))])  # ends[k]: characters of lines[:k]
+
     def _line_ends(self, path: str) -> array[int]:
         """ends[k]: the characters of a file's lines[:k], without line breaks (kept as an array: 8 bytes a line)."""
         ends = self._ends.get(path)
@@ -329,7 +350,8 @@ class LineSharer:
             ends = self._ends[path] = array("q", [0, *accumulate(map(len, self.lines[path]))])
         return ends
 
-    def _longest_run(self, lines: list[str], i: int, text: str, ends: list[int]) -> tuple[str, int, int, int] | None:
+    def _longest_run(self, lines: list[str], i: int, text: str,
+                     ends: Sequence[int]) -> tuple[str, int, int, int] | None:
         line = lines[i]
         stripped = line.lstrip(" ")
         indent = len(line) - len(stripped)
@@ -372,7 +394,7 @@ class LineSharer:
         return best
 
 
-def _last_lookup(ends: list[int], n: int) -> int:
+def _last_lookup(ends: Sequence[int], n: int) -> int:
     """The first line of a file of `n` lines (`ends` as in `_line_ends`) from which the rest of the file, line
     breaks counted as _longest_run counts them, is shorter than MIN_SHARED_CHARS: no run starting there can be
     worth a reference, whatever earlier file it is looked up in."""
@@ -431,9 +453,12 @@ def _common_run(mine: str, ends: Sequence[int], i: int, theirs: str, their_ends:
     return good
 
 
-def share_lines(files: Iterable[tuple[str, str, bool]]) -> dict[str, str]:
+def share_lines(files: Iterable[tuple[str, str, bool]],
+                starts: Mapping[str, tuple[str, int, int]] | None = None) -> dict[str, str]:
     """{path: stored form} for (path, text, may_share) in the order they are stored; a file that may share
-    references lines of the files before it in this order."""
+    references lines of the files before it in this order. `starts` (topology.Materialized.starts): per path, an
+    earlier file whose first lines its text may begin with (a hint, checked: the stored forms are the same)."""
+    starts = starts or {}
     sharer = LineSharer()
     # The line index makes a tuple per line of every file, none part of a cycle; a full pass of the garbage
     # collector started by them walks every object of the process (a long agent's rendered state included),
@@ -442,7 +467,7 @@ def share_lines(files: Iterable[tuple[str, str, bool]]) -> dict[str, str]:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return {path: sharer.stored(path, text, share=share) for path, text, share in files}
+        return {path: sharer.stored(path, text, share=share, start=starts.get(path)) for path, text, share in files}
     finally:
         if collecting:
             gc.enable()

@@ -1,7 +1,9 @@
 """A finalize() after the pack has come to store blobs as lines of the tool files (a report set after a first
 finalize) gives the pack those blobs' own bytes back before it removes and writes the files again: a tool file
 whose write fails part-way loses no byte (the error names the file and the fix, and the retry writes the files
-of a run never interrupted); a pack that cannot be rewritten then leaves the folder as it was."""
+of a run never interrupted); a pack that cannot be rewritten then leaves the folder as it was. And the line sharer
+takes the first lines of a node input or model call that begins like an earlier file (the renderer's hint,
+checked) from that file instead of splitting and summing them again: the folder is the same bytes."""
 
 from __future__ import annotations
 
@@ -9,19 +11,20 @@ import errno
 import hashlib
 import os
 from collections.abc import Callable
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_auditfence import Snapshot, read_trace_text
-from pytest_auditfence.capturing import store
+from pytest_auditfence.capturing import store, topology, tracefiles
 from pytest_auditfence.capturing.store import PACK_NAME, PackReader, TextRef
 from pytest_auditfence.errors import TraceDirError
 from pytest_auditfence.manifest import JOURNAL_NAME, MANIFEST_NAME, REPORT_NAME
 from tests.capture.test_finalize_linear import ENV_SECRET, OPENAI
 from tests.capture.test_finalize_s30 import _blobs_whole, _capture, _folder
-from tests.capture.test_finalize_s31 import REPORT, _half_written, _real_open, _real_write_file
+from tests.capture.test_finalize_s31 import REPORT, _agent, _half_written, _real_open, _real_write_file, _texts
 
 
 def _full_disk_from(monkeypatch: pytest.MonkeyPatch, failures: list[str], first: Callable[[str], bool],
@@ -161,3 +164,102 @@ def test_a_write_failing_after_the_pack_referred_again_keeps_the_whole_tool_file
             assert hashlib.sha256(reader.data(sha)).hexdigest() == sha
     _clean_retry(monkeypatch, snap, tmp_path, "invoke")
 
+
+def _starts_taken(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int]]:
+    """(path, lines) of each file whose first lines the sharer took from an earlier file's (the same str objects)."""
+    taken: list[tuple[str, int]] = []
+    split = tracefiles.LineSharer._split
+    stored = tracefiles.LineSharer.stored
+
+    def spying(self: Any, path: str, text: str, *, share: bool, start: Any = None) -> str:
+        if share and start is not None:
+            lines, _ = split(self, text, start)
+            earlier = self.lines[start[0]]
+            if start[2] and all(a is b for a, b in zip(lines[:start[2]], earlier[:start[2]], strict=True)):
+                taken.append((path, start[2]))
+        return stored(self, path, text, share=share, start=start)
+
+    monkeypatch.setattr(tracefiles.LineSharer, "stored", spying)
+    return taken
+
+
+@pytest.mark.parametrize("mode", ["invoke", "ainvoke"])
+def test_a_node_input_takes_the_lines_it_begins_with_from_the_earlier_file_and_the_folder_is_unchanged(
+        tmp_path, monkeypatch, mode):
+    """A 24-round agent (short messages, 42-line tool outputs; a secret in one reply that every later node input
+    and model call repeats): every node input but the first two and every model call take their first lines from
+    the earlier file they begin like (the first model call from the last node input), and the folder is the bytes
+    of a finalize() with no such hint (every text split whole); the secret is redacted in every later input and
+    in no byte, and every file reads back as its manifest's sha256."""
+    from tests.capture.test_finalize_rounds import OPENAI as SHORT_SECRET, short_replies
+
+    with monkeypatch.context() as patch:
+        taken = _starts_taken(patch)
+        _capture(tmp_path / "t", 24, mode, messages=short_replies(24, secret_in=3)).finalize()
+    inputs = [path for path, _ in taken if path.startswith("nodes/")]
+    models = [path for path, _ in taken if path.startswith("models/")]
+    assert len(inputs) == 2 * 24 - 1 and len(models) == 24 + 1  # every node input but the first two; every model call
+    assert max(count for _, count in taken) > 24 * 40  # the whole state before the last round's messages
+    with monkeypatch.context() as patch:
+        patch.setattr(topology._SharedStarts, "start", lambda self, path, parts: None)
+        _capture(tmp_path / "whole", 24, mode, messages=short_replies(24, secret_in=3)).finalize()
+    root = tmp_path / "t"
+    folder = _folder(root)
+    assert folder == _folder(tmp_path / "whole")
+    assert not any(SHORT_SECRET.encode() in data for data in folder.values())
+    texts = _texts(root)
+    later = [path for path in texts if path.startswith(("nodes/", "models/")) and ".input." in path
+             or path.startswith("models/")]
+    redacted = [path for path in later if "[REDACTED:" in texts[path]]
+    assert len(redacted) > 2 * 24 - 8 and not any(SHORT_SECRET in text for text in texts.values())
+    for record in Snapshot(root).load_manifest().files:
+        assert hashlib.sha256(texts[record.path].encode("utf-8")).hexdigest() == record.sha256, record.path
+
+
+def test_a_start_that_does_not_hold_is_not_taken():
+    """The hint is checked: a start naming lines that differ by one character, a character count that does not
+    end a line, a line count that does not match the characters, or a file not stored is not taken; the stored
+    forms are those of no hint, and each file's lines are its text's."""
+    state = "".join(f"  - [ai]\n    Reading section {n}: revenue grew {n}.{n}% to ${n}00 million.\n" for n in range(30))
+    first = "messages:\n" + state + "  - [tool]\n    done\n"
+    second = "messages:\n" + state.replace("grew 7.7%", "grew 7.8%") + "  - [tool]\n    again\n"
+    third = "messages:\n" + state + "  - [ai]\n    more\n"
+    files = [("nodes/a/r1.input.txt", first, True), ("nodes/a/r2.input.txt", second, True),
+             ("nodes/a/r3.input.txt", third, True)]
+    chars, lines = len("messages:\n" + state) - 1, 1 + 2 * 30
+    plain = tracefiles.share_lines(files)
+    for start in [("nodes/a/r1.input.txt", chars, lines),  # right for r3; r2 differs in one character
+                  ("nodes/a/r1.input.txt", chars - 3, lines),  # does not end a line
+                  ("nodes/a/r1.input.txt", chars, lines - 1),  # the wrong number of lines
+                  ("nodes/a/r9.input.txt", chars, lines)]:  # no such file stored
+        hinted = tracefiles.share_lines(files, {"nodes/a/r2.input.txt": start, "nodes/a/r3.input.txt": start})
+        assert hinted == plain, start
+    sharer = tracefiles.LineSharer()
+    for path, text, share in files:
+        sharer.stored(path, text, share=share, start=("nodes/a/r1.input.txt", chars, lines))
+        assert sharer.lines[path] == text.split("\n")
+        assert list(sharer._line_ends(path)) == [0, *accumulate(map(len, text.split("\n")))]
+    taken = sharer.lines["nodes/a/r3.input.txt"]
+    assert all(a is b for a, b in zip(taken[:lines], sharer.lines["nodes/a/r1.input.txt"], strict=False))
+    assert "grew 7.8%" in sharer.lines["nodes/a/r2.input.txt"][16] and "grew 7.7%" in plain["nodes/a/r1.input.txt"]
+
+
+def test_a_restated_message_in_a_repeated_state_is_not_taken_from_the_earlier_file(tmp_path, monkeypatch):
+    """The negative in a real run: a node of a 40-node chain replaces the third message with other figures (same
+    id). No later node input takes the restated line from a file holding the old one: each holds the restated
+    figures and not the old, and the folder is that of no hint."""
+    from tests.capture.test_line_sharer_s28 import _capture_chain
+
+    with monkeypatch.context() as patch:
+        taken = _starts_taken(patch)
+        _capture_chain(tmp_path / "t", 40, edit_at=20).finalize()
+    assert len(taken) > 30
+    texts = _texts(tmp_path / "t")
+    restated = "    Finding 2 restated: revenue grew 0.2% to $1.4 billion."
+    for i in range(20, 40):
+        lines = texts[f"nodes/n{i:02d}/r1.input.txt"].split("\n")
+        assert restated in lines and not any("Finding 2: revenue grew" in line for line in lines)
+    with monkeypatch.context() as patch:
+        patch.setattr(topology._SharedStarts, "start", lambda self, path, parts: None)
+        _capture_chain(tmp_path / "whole", 40, edit_at=20).finalize()
+    assert _folder(tmp_path / "t") == _folder(tmp_path / "whole")
