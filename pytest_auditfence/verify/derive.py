@@ -13,10 +13,10 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides,
-    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, figure_periods, find_atom, label_per_counted,
-    label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, other_period, part_of_total,
-    part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart, stands_by_subject, subject_cells,
-    subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
+    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, figure_periods, find_atom,
+    label_per_counted, label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, near_subject,
+    other_period, part_of_total, part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart,
+    stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -331,6 +331,67 @@ def formula_ops(claim: ClaimRecord) -> frozenset[str]:
                else frozenset())
     return frozenset(op for op, words in vocabulary.FORMULA_CUES.items()
                      if any(f" {w} " in text for w in words if w not in ignored))
+
+
+# a column of a row's change between its periods ('Change', 'Increase (Decrease)', 'Variance in' over 'Dollar')
+_CHANGE_HEADER = re.compile(r"(?i)\b(?:change|increase|decrease|variance|difference)\b")
+
+
+def another_period_derived(claim: ClaimRecord, q: Quantity, operands: list[Observed], index: SourceIndex) -> bool:
+    """Is a figure the claim states for one period derived from its subject's other period? From the cells of one
+    row whose cell of the claim's period holds another value (`own_period_cell`): a result that a cell of another
+    period of the row holds ('Net revenues totalled $2,280 million in 2017' as 2017's $1,664 plus the variance $616,
+    where $2,280 is 2018's), or a period's cell with the row's change column; that claim is its own cell's to judge.
+    From prose, where a sentence states the figure about the claim's subject for another period ('decreased $3.2
+    million to $41.6 million from $44.8 million for 2018' for 'backlog was $41.6 million in 2018')."""
+    subject = claim_subject(claim)
+    labels = [index.label(o) for o in operands]
+    if len(subject.periods) != 1:
+        return False
+    if all(label is None for label in labels):
+        return _stated_for_another_period(q, index, subject)
+    if own_period_cell(claim, q, operands, index) is None:
+        return False
+    by_change = any(label.periods for label in labels) and any(
+        not label.periods and _CHANGE_HEADER.search(" ".join(label.columns)) for label in labels)
+    return by_change or any(not label.periods & subject.periods and quantities.quantities_match(q, index.quantity(o))
+                            for o, label in _dated_row_cells(claim, operands, index))
+
+
+def own_period_cell(claim: ClaimRecord, q: Quantity, operands: list[Observed], index: SourceIndex) -> Observed | None:
+    """The cell of the one period the claim names in the one row of table cells `operands`, where it holds another
+    value of the claim's dimension than the claimed figure; None otherwise (operands of several rows or of prose, no
+    cell of that period, or one that holds the figure)."""
+    periods = claim_subject(claim).periods
+    if len(periods) != 1 or any(index.label(o) is None for o in operands) or len({_row_of(o, index) for o in operands}) != 1:
+        return None
+    own = [o for o, label in _dated_row_cells(claim, operands, index) if label.periods == periods]
+    if not own or any(quantities.quantities_match(q, index.quantity(o)) for o in own):
+        return None
+    return next((o for o in own if quantities.comparable(q, index.quantity(o))), None)
+
+
+def _dated_row_cells(claim: ClaimRecord, operands: list[Observed], index: SourceIndex) -> list[tuple[Observed, CellLabel]]:
+    """The cells of any period of the rows of `operands`, with their labels."""
+    rows = {_row_of(o, index) for o in operands}
+    subject = replace(claim_subject(claim), periods=frozenset())
+    return [(o, label) for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
+            if _row_of(o, index) in rows and (label := index.label(o)).periods]
+
+
+def _stated_for_another_period(q: Quantity, index: SourceIndex, subject: ClaimSubject) -> bool:
+    """Does a prose sentence state the figure `q` near the subject's words for a period the subject does not name?"""
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    for m in find_atom(q, index):
+        f, end = position[m.source], m.offset + len(m.text)
+        if index.label_at(f, m.offset) is not None:
+            continue
+        loaded = index.loaded(f)
+        stated = prose_periods(loaded.text, m.offset, end)
+        if stated and not stated & subject.periods and near_subject(loaded, m.offset, end, set(subject.keys),
+                                                                    structured_ok=False):
+            return True
+    return False
 
 
 def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tuple[str, list[Observed]] | None:

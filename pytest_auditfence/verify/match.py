@@ -19,7 +19,7 @@ from pytest_auditfence.verify.normalise import (
     DECIMALS, DEGREE_MARK, FRACTION_LIMIT, NEGATIVE_CUE, PER_UNIT, QUOTE_CHARS, QUOTE_CLASS, SOURCE_DEGREE, UNIT_BEARING, counts_a_noun,
 )
 from pytest_auditfence.verify.tables import (
-    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, balance_day, calendar_months, column_periods, percent_label, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
+    CALENDAR_MONTH, ORDINAL_QUARTER, CellLabel, Period, balance_day, calendar_months, column_periods, parts_named, percent_label, schedule_years, dated_days, dated_ranges, periods_in, when_label, within_year, without_parts, words_besides_periods,
 )
 from pytest_auditfence.verify.results import Atom, AtomMatch, How
 from pytest_auditfence.verify.sources import CAMEL, LITERAL_NUMBER, Observed, STOPWORDS, SourceIndex, WEAK_LIMIT, abbreviations, content_words, label_of, record_periods, table_words
@@ -1111,6 +1111,18 @@ def conflicting_cell(
     return o, label, period
 
 
+def _other_value_cell(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> Observed | None:
+    """The cell of the claim's own subject and period that holds another value than the claimed figure
+    (`conflicting_cell`), but not one that holds it as a negative ('net losses stood at 4,697' for '(4,697)'), nor
+    the cell of a row whose label holds the figure ('1' of 'Scope 1' names the row, it is no value of it)."""
+    conflict = conflicting_cell(claim, q, index)
+    if conflict is None or quantities.quantities_match(q.model_copy(update={"value": -q.value}), index.quantity(conflict[0])):
+        return None
+    if re.search(r"(?<![\d.,])" + re.escape(q.text.strip()) + r"(?![\d.,]*\d)", conflict[1].row):
+        return None
+    return conflict[0]
+
+
 # The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
 # ('people') are named by words prose uses for anything.
 PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
@@ -1398,6 +1410,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     qualified = _claim_qualifiers(claim, q)
     per_counted = amount_per_counted(claim, q)
     tabled: bool | None = None  # does a table row carry the claim's subject (asked once, when needed)
+    own_cell: list[Observed | None] = []  # the claim's own period's cell of another value (asked once)
     kept = []
     listed = respective_rows(claim, q, subject, index)
     for m in matches:
@@ -1439,6 +1452,12 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
             own = figure_periods(loaded, m.offset, end) if subject.periods else frozenset()
             if own and not own & subject.periods:
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
+            if subject.periods and not own and not (window is None and record_periods(loaded, m.offset)):
+                if not own_cell:
+                    own_cell.append(_other_value_cell(claim, q, index))
+                if own_cell[0] is not None:
+                    continue  # a figure of no period read ('between $14.8 billion and $16.7 billion per year') is no
+                    # evidence for a dated claim whose own period's cell holds another value: that cell contradicts it
             stated = per_figure(loaded, _figure_quarters, m.offset, end) if quarters else set()
             if stated and not stated & quarters:
                 continue  # 'revenue in the second quarter was $260 million' is no evidence for a Q3 claim
@@ -2064,12 +2083,16 @@ def _other_figures(text: str, start: int, a: int, b: int) -> Iterator[re.Match[s
 
 
 _YEAR_WORDS = r"(?:(?:the\s+)?(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+))?'?(?:19[5-9]\d|20\d\d)"
+# a year's day, or the day a year ends on ('December 31, 2018', 'the year ended December 31, 2018', 'the fiscal year
+# ending June 30, 2019'; not a quarter's or a half's end: 'the three months ended March 31, 2019' is no year)
+_YEAR_DAY = (r"(?:(?:the\s+)?(?:fiscal\s+)?(?:years?|twelve\s+months|12\s+months)\s+end(?:ed|ing)\s+(?:on\s+)?)?"
+             r"(?:" + "|".join(m.capitalize() for m in vocabulary.MONTH_NAMES) + r")\s+\d{1,2},\s+")
 _PERIOD_AFTER = re.compile(
     r"(?i)\s*(?:\)\s*)?(?:per\s+[a-z]+\s+)?(?:,\s*)?(?:for|in|during|as\s+of|at\s+the\s+end\s+of|of)\s+"
-    r"(?:(?:the\s+)?(?:first|second|third|fourth)\s+quarter\s+of\s+|Q[1-4]\s+|(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    r"(?:(?:the\s+)?(?:first|second|third|fourth)\s+quarter\s+of\s+|Q[1-4]\s+|" + _YEAR_DAY + r")?"
     + _YEAR_WORDS + r"\b")
 _PERIOD_BEFORE = re.compile(
-    r"(?i)\b(?:for|in|during|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    r"(?i)\b(?:for|in|during|as\s+of|at\s+the\s+end\s+of)\s+(?:" + _YEAR_DAY + r")?"
     + _YEAR_WORDS + r"\s*(?:,\s*)?(?:(?:was|were|is|of|totaled|totalled|amounted\s+to|reached|stood\s+at|came\s+to)\s+)?"
     r"(?:(?:approximately|about|nearly|an?|US)\s+)?[$€£¥]?\s*\(?$")
 
@@ -2304,30 +2327,93 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     if attached is not None:
         # 'in the second quarter ... in fiscal 2018 was $1.7 million': the year's quarters its sentence names
         return within_year(periods_in(attached.group()), sentence_around(text, start, end))
-    opened = _opening_period(text, start, end)
-    if opened:
-        return opened
+    named = _that_year(text, start, end) or _opening_period(text, start, end) or move_period(text, start, end)
+    if named:
+        return named
     if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
         # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
         # its sentence names (when it names one year)
-        named = {year for year, part in periods_in(text[sentence_start(text, start):start]) if not part}
+        named = {year for year, part in periods_in(text[statement_start(text, start):start]) if not part}
         if len(named) == 1:
             return frozenset({(named.pop() - 1, "")})
+    return frozenset()
+
+
+# 'for that year' after a figure: the year its sentence named last before it ('fiscal 2018 ROIC of 16.1% reflects an
+# Economic Return of 6.6%, based on our weighted average cost of capital of 9.5% for that fiscal year')
+_THAT_YEAR_AFTER = re.compile(r"(?i)\s*(?:\)\s*)?(?:,\s*)?(?:for|in|during|of)\s+that\s+(?:fiscal\s+|calendar\s+)?year\b")
+
+
+def _that_year(text: str, start: int, end: int) -> frozenset[Period]:
+    """The year a figure stated 'for that year' is stated for: the last its sentence names before it; empty when
+    the figure is not so stated or its sentence names no year before it."""
+    if not _THAT_YEAR_AFTER.match(text, end, min(len(text), end + 40)):
+        return frozenset()
+    years = _YEAR.findall(text, statement_start(text, start), start)
+    return frozenset({(int(years[-1]), "")}) if years else frozenset()
+
+
+# a year a sentence names as a period: after a preposition of time, or a fiscal year ('for the year ended December
+# 31, 2019', 'in 2018', 'fiscal 2019', 'FY2018'); not a year of another kind ('the lowest since 2015', 'a 2017 deal')
+_NAMED_YEAR = re.compile(
+    r"(?i)\b(?:(?:for|in|during|as\s+of|at|at\s+the\s+end\s+of)\s+(?:the\s+)?(?:" + _YEAR_DAY + r")?"
+    r"(?:fiscal\s+(?:year\s+)?|FY\s*|year\s+|calendar\s+year\s+)?|fiscal\s+(?:year\s+)?|FY\s*)'?(19[5-9]\d|20\d\d)\b")
+
+
+# the end a move reaches after the amount it moved by ('decreased $8.6 million to $24.9 million', 'increased 21% to
+# $5.1 million'), which `move_end` leaves alone (a figure, a scale word and 'to' may be a range: '$5 million to $7 million')
+_MOVED_BY_TO = re.compile(r"(?i)\b(?:" + "|".join(vocabulary.move_verbs("moved_by")) + r")\s+(?:by\s+)?"
+                          r"(?:approximately\s+|about\s+)?[$€£¥]?\d[\d,]*(?:\.\d+)?\s?(?:%|percent\b|(?:million|billion|thousand)\b)?"
+                          r"\s*to\s+" + _HEDGE + r"[$€£¥]?\s*$")
+
+
+def _move_end(text: str, start: int) -> str | None:
+    """`move_end`, and 'to' for the end a move reaches after the amount it moved by (`_MOVED_BY_TO`)."""
+    return move_end(text, start) or ("to" if _MOVED_BY_TO.search(text, max(0, start - 80), start) else None)
+
+
+def move_period(text: str, start: int, end: int) -> frozenset[Period]:
+    """The year of a figure that is one end of the one move its sentence states ('decreased $8.6 million to $24.9
+    million from $33.5 million'): the end it reaches ('to') is the later of the two years the sentence names as
+    periods, the end it starts from ('from') the earlier; where the sentence names one year, before both ends,
+    that year is the move's own ('for 2019 ... decreased to X from Y': X is 2019's, Y the year before's). Empty
+    where the sentence names quarters or halves (a base may be a year-ago quarter), no year or more than two, a
+    single year only after the figures (it may be the base's own), or more than one move."""
+    mine = _move_end(text, start)
+    if mine is None:
+        return frozenset()
+    lo = statement_start(text, start)
+    stop = _SENTENCE_BREAK.search(text, end, min(len(text), end + 300))
+    hi = stop.start() if stop else min(len(text), end + 300)
+    if parts_named(text[lo:hi]):
+        return frozenset()
+    ends = [(m.start(), kind) for m in _other_figures(text, start, lo, hi) if (kind := _move_end(text, m.start()))]
+    if [kind for _, kind in ends] != ["from" if mine == "to" else "to"]:
+        return frozenset()
+    named = [(m.start(), int(m.group(1))) for m in _NAMED_YEAR.finditer(text, lo, hi)]
+    years = sorted({year for _, year in named})
+    if len(years) == 2:
+        return frozenset({(years[1] if mine == "to" else years[0], "")})
+    if len(years) == 1 and all(at < min(start, ends[0][0]) for at, _ in named):
+        return frozenset({(years[0] if mine == "to" else years[0] - 1, "")})
     return frozenset()
 
 
 # a sentence that opens with its period ('In 2019, FCC licenses increased ... $2.3 million of impairments') states
 # its figures for that period
 _OPENING_PERIOD = re.compile(
-    r"(?i)[\s*_>\"(]*(?:in|during|for|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
-    + _YEAR_WORDS + r"\s*,")
+    r"(?i)[\s*_>\"(]*(?:(?:in|during|for|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    + _YEAR_WORDS + r"\s*,"
+    # or with a fiscal year naming its subject ('Fiscal 2019 video service customers net losses stood at 4,697')
+    # (after a heading in capitals: 'VIDEO Fiscal 2019 ...')
+    r"|(?-i:(?:[A-Z][A-Z&-]+\s+){0,3})(?:fiscal\s+(?:year\s+)?|FY\s*)'?(?:19[5-9]\d|20\d\d)\s+(?=[a-z]))")
 
 
 def _opening_period(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a sentence opens with ('In 2019, ...', 'During fiscal 2018, ...'), for a figure of that sentence
     that is no comparison base ('..., up from $4.1 million': the earlier period's) and with no other year between
     the opening and the figure; empty otherwise."""
-    lo = sentence_start(text, start)
+    lo = statement_start(text, start)
     opening = _OPENING_PERIOD.match(text, lo, start)
     if opening is None or _YEAR.search(text, opening.end(), start):
         return frozenset()
@@ -2341,6 +2427,18 @@ def sentence_start(text: str, start: int) -> int:
     lo = max(0, start - 300)
     breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
     return breaks[-1] if breaks else lo
+
+
+# where a tool's text begins inside a sentence's reach: a tag, the bounds of a JSON string, the break before a field of
+# a trace file ('    text: ...'); a table's headers above a paragraph are no words of its first sentence
+_STATEMENT_BOUND = re.compile(r"<[^<>\n]*>|(?<!\\)\"\s*[:,\]}]\s*\"?|\n(?=[ \t]*[A-Za-z_][\w -]{0,40}:[ \t])")
+
+
+def statement_start(text: str, start: int) -> int:
+    """`sentence_start`, or the last bound of a tool's text between it and `start` (`_STATEMENT_BOUND`)."""
+    lo = sentence_start(text, start)
+    bounds = [m.end() for m in _STATEMENT_BOUND.finditer(text, lo, start)]
+    return bounds[-1] if bounds else lo
 
 
 def sentence_around(text: str, start: int, end: int) -> str:

@@ -13,8 +13,8 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
-    parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
+    another_period_derived, candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
+    own_period_cell, parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
@@ -28,8 +28,30 @@ from pytest_auditfence.verify.references import (
     resolve_reference, url_scopes,
 )
 from pytest_auditfence.verify.results import SEVERITY, AtomMatch, AtomResult
-from pytest_auditfence.verify.sources import FileIndex, Observed, SourceIndex, label_of
+from pytest_auditfence.verify.sources import FileIndex, Observed, SourceIndex, label_of, record_periods
 from pytest_auditfence.verify.tables import format_period
+
+
+def _period_unread(claim: ClaimRecord, q: Quantity, result: AtomResult, matches: list[AtomMatch], index: SourceIndex
+                   ) -> None:
+    """Say so in the note where a claim naming a period is verified by prose figures none of whose own period is
+    read (no period attached to it, no year its list or move pairs it with, no period field of its record): a
+    reviewer must see that the figure's period was not checked, only its value and subject."""
+    periods = claim_subject(claim).periods
+    if result.verdict is not Verdict.VERIFIED or result.note or len(periods) != 1 or not result.spans:
+        return  # (a claim naming two periods compares them: its figure is no one period's)
+    position = {s.path: f for f, s in enumerate(index.sources)}
+    for m in matches:
+        f = position[m.source]
+        loaded = index.loaded(f)
+        if index.label_at(f, m.offset) is not None or record_periods(loaded, m.offset) \
+                or prose_periods(loaded.text, m.offset, m.offset + len(m.text)):
+            return
+    f, start, end = result.spans[0]
+    loaded = index.loaded(f)
+    result.note = (f"{q.text} matched {loaded.text[start:end]!r} in {index.sources[f].path}:{loaded.line_of(start)}, "
+                   f"a figure whose period was not read (its sentence dates it to no period); the claim's is "
+                   f"{format_period(next(iter(periods)))}")
 
 
 def _check_quantity(
@@ -40,7 +62,9 @@ def _check_quantity(
     the caller has them: `locate`)."""
     matches = locate(claim, q, index, about)
     if matches:
-        return cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
+        result = cited_form(claim, q, index, cited, matches) or placed_verdict(q.text, matches, cited, index, None)
+        _period_unread(claim, q, result, matches, index)
+        return result
     restated = restated_conversion(claim, q, index) or written_operand(claim, q, index)
     if restated is not None:
         return restated
@@ -65,6 +89,9 @@ def _check_quantity(
             derived, determined = prose_series(claim, q, index, operands, keys)
             if derived is None and not determined:
                 derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
+    own_cell = None  # the cell of the claim's period, whose figure a derivation from the other period is not
+    if derived is not None and another_period_derived(claim, q, derived[1], index):
+        own_cell, derived = own_period_cell(claim, q, derived[1], index), None
     if derived is not None and not parts_of_a_total(claim, derived[1], index):
         derived = None  # one part's change, or a part with another kind of row, is no figure of their total
     if derived is not None:
@@ -72,6 +99,8 @@ def _check_quantity(
         spans = [span_of(index, o) for o in operands]
         return AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
     conflict = conflicting_cell(claim, q, index)
+    if conflict is None and own_cell is not None:
+        conflict = own_cell, index.label(own_cell), next(iter(claim_subject(claim).periods))
     if conflict is not None:
         o, label, period = conflict
         observed = index.quantity(o)
@@ -293,6 +322,7 @@ def verify_claim(claim: ClaimRecord, fence: Fence, index: SourceIndex, *, policy
         matches = about_subject(claim, q, find_atom(q, index), index)
         if matches:
             result = cited_form(claim, q, index, cited, matches, allowed) or placed_verdict(q.text, matches, cited, index, allowed)
+            _period_unread(claim, q, result, matches, index)
             pending.remove(q)
             if _worded(claim, q, result, index):
                 if result.verdict in (Verdict.UNSUPPORTED, Verdict.MISATTRIBUTED):
