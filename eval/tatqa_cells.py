@@ -7,7 +7,8 @@ columns), each stated in one of a few wordings with its row label (and its secti
 its column's period as the header dates it, and the table's scale; a row's change between its two latest period
 columns and its percentage change are stated too. Gold is strict: a cell whose label repeats without a section to
 tell them apart, a column without exactly one period of its own, a cell that is not a plain number, a row whose
-unit the table's scale does not fit and a table whose scale is unknown are skipped (and counted).
+unit the table's scale does not fit (by its label, or a section row saying its rows are per share) and a table whose
+scale is unknown are skipped (and counted).
 
 The sections are rendered, run and audited by eval/tatqa.py's own code (`render`, `run_section`, the split).
 Run through `eval/run_eval.py --sets tatqa-cells` (same `--tatqa-split`, `--jobs`, `--json`, `--tatqa-variants`,
@@ -71,6 +72,10 @@ _NOT_AN_AMOUNT = re.compile(
     r"(?i)%|\b(?:per\s+(?:share|unit|employee)|eps|shares?|employees?|headcount|units|customers|stores|days|years|"
     r"months|hours|weeks|ratio|rate|rates|number|percentage|percent|margin|yield|multiple|times|basis points|"
     r"bps|price|average)\b")
+
+# a section row whose rows are amounts per share ('Net Income per Share:', 'Per Common Share Data:'); a section naming
+# other words of _NOT_AN_AMOUNT ('Average balances:', 'Number of ...') may head amounts
+_PER_SHARE_SECTION = re.compile(r"(?i)\bper\s+(?:common\s+|ordinary\s+)?share\b|\beps\b")
 
 
 @dataclass(frozen=True)
@@ -194,8 +199,8 @@ def cells_of(sec: Section, skipped: Counter[str] | None = None) -> list[Cell]:
             elif percentages:
                 skipped["unit unclear"] += 1
                 continue
-            elif _NOT_AN_AMOUNT.search(label):
-                skipped["not an amount"] += 1
+            elif _NOT_AN_AMOUNT.search(label) or _PER_SHARE_SECTION.search(sections[i]):
+                skipped["not an amount"] += 1  # 'Basic' under 'Net Income per Share:' is dollars per share
                 continue
             elif scale is None:
                 skipped["scale unknown"] += 1

@@ -826,15 +826,22 @@ _AGGREGATE = re.compile(
 # 'the increase / (decrease) in X' is a change: a column of changes ('Increase (Decrease)', 'Change') names it
 _CHANGE_FAMILY = {"increase": "change", "decrease": "change"}
 _CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase|decrease)\b")
+# a figure the claim states as the size of a move ('UK decreased by £24.5 million from 2018 to 2019', 'fell 10.0%',
+# 'was up 3%'); 'rose 5% to $3.50' states the level reached after 'to', which is no move
+_MOVE_SIZE = re.compile(r"(?i)\b(?:" + "|".join(vocabulary.move_verbs("moved_by")) + r"|(?:was|were|is|are)\s+(?:up|down))"
+                        r"\s+(?:by\s+)?(?:(?:approximately|about|nearly|almost|roughly)\s+)?[-+−]?[$€£¥]?\s?$")
+# what names a cell a move: its row, section, column or caption ('Change', 'Increase (decrease)', 'Variance', '% growth')
+_MOVE_NAMED = re.compile(r"(?i)\b(?:change[sd]?|increase[sd]?|decrease[sd]?|variances?|growth|movements?)\b")
 # 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
 # an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
 
 
 def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
-    """Does the claim call its figure an aggregate (see _AGGREGATE) that the cell's own row label and column
-    header do not name? Then the cell is not that figure, whatever its digits ('2.0%' of 2018 is no average
-    over 2017-2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
+    """Does the claim call its figure an aggregate (see _AGGREGATE), or the size of a move (`_MOVE_SIZE`: 'fell by
+    £24.5 million from 2018 to 2019'), that the cell's own row label and column header do not name? Then the cell is
+    not that figure, whatever its digits ('2.0%' of 2018 is no average over 2017-2019, 24.5 of 2019 no fall from
+    2018 to 2019); a row or column that is the aggregate ('Weighted average price', '% CHANGE') is."""
     before = claim.claim[:max(0, q.start - claim.start)]
     own = f"{label.row} {label.section} {label.column_text} {label.caption}"
 
@@ -845,6 +852,8 @@ def aggregated(claim: ClaimRecord, q: Quantity, label: CellLabel) -> bool:
     named = {kind(w) for w in _AGGREGATE.findall(own)} | ({"change"} if _CHANGE_COLUMN.search(own) else set())
     if any(kind(w) not in named for w in _AGGREGATE.findall(before)):
         return True
+    if _MOVE_SIZE.search(before[-80:]) and not _MOVE_NAMED.search(own):
+        return True  # the size of a move is no level of one period's column, whatever its digits
     return (_MEAN.search(before) is not None and _MEAN.search(own) is None and "respectively" not in claim.claim
             and len(claim_subject(claim).periods) > 1)
 
