@@ -13,7 +13,7 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
+    candidate_operands, candidate_pool, change_direction, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
     parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
@@ -64,7 +64,8 @@ def _check_quantity(
             # series' (see `prose_series`); only where there is none may a pair of the pool give it
             derived, determined = prose_series(claim, q, index, operands, keys)
             if derived is None and not determined:
-                derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
+                derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q),
+                                        direction=change_direction(claim, q))
     if derived is not None and not parts_of_a_total(claim, derived[1], index):
         derived = None  # one part's change, or a part with another kind of row, is no figure of their total
     if derived is not None:
