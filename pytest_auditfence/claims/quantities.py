@@ -490,16 +490,23 @@ def _currency_code(prefix: str) -> str:
 _PART_AFTER = re.compile(r"(?i)[ \t-]+(?:quarter|half)\b")
 _PAREN_PERCENT = re.compile(r"[ \t]?%")
 _TABLE_NEGATIVE_BEFORE = re.compile(r"(?:^|[|\t=:]|  )[ \t]*$")
+# the parenthesis closing a negative, a space or two before it as page extraction leaves one ('(35,029 )')
+_PAREN_CLOSE = re.compile(r"[ \t]{0,2}\)")
+# a currency sign right before the parenthesis, or a space between ('$(5,860)', '$ (3,781)')
+_CURRENCY_BEFORE = re.compile(r"[$€£¥][ \t]?$")
 
 
-def _paren_negative(text: str, start: int, end: int) -> bool:
-    """"(1,234)" is a negative where accountants write it: a table cell, after a colon, or at a line start."""
-    if start == 0 or text[start - 1] != "(" or end >= len(text) or text[end] != ")":
-        return False
+def _paren_negative(text: str, start: int, end: int) -> int | None:
+    """Where "(1,234)" ends, the negative accountants write in a table cell, after a colon, at a line start or after a
+    currency sign (also "(35,029 )", "$ (3,781)"); None where the figure at [start, end) is no such negative."""
+    close = _PAREN_CLOSE.match(text, end) if start > 0 and text[start - 1] == "(" else None
+    if close is None:
+        return None
     line_start = text.rfind("\n", 0, start - 1) + 1
-    return _TABLE_NEGATIVE_BEFORE.search(text, line_start, start - 1) is not None or (
-        start >= 2 and text[start - 2] in "$€£¥"
-    )
+    if _TABLE_NEGATIVE_BEFORE.search(text, line_start, start - 1) is not None \
+            or _CURRENCY_BEFORE.search(text, max(line_start, start - 3), start - 1) is not None:
+        return close.end()
+    return None
 
 
 def _may_hold_url(text: str) -> bool:
@@ -833,9 +840,9 @@ class _Parser:
         ):
             return self._skip(end)  # a year
         # a bare figure in parentheses is a negative, whatever unit its column gives it ('(2.3)' under '(%)')
-        parenthesised = kind in ("number", "currency") and _paren_negative(text, start, end)
+        closed = _paren_negative(text, start, end) if kind in ("number", "currency") else None
         # '(12)%': a negative percentage whose '%' stands after the parenthesis, not an amount at the table's scale
-        paren_percent = _PAREN_PERCENT.match(text, end + 1) if parenthesised and kind == "number" and unit is None \
+        paren_percent = _PAREN_PERCENT.match(text, closed) if closed is not None and kind == "number" and unit is None \
             and currency is None else None
         if paren_percent is not None:
             kind, unit = "percent", "%"
@@ -843,10 +850,10 @@ class _Parser:
             scale = self.scale_context
         if kind == "number" and unit is None and self.unit_context:
             kind, unit = self._context_kind()
-        if parenthesised:
+        if closed is not None:
             negative = True
             start -= 1
-            end = paren_percent.end() if paren_percent is not None else end + 1
+            end = paren_percent.end() if paren_percent is not None else closed
         if kind == "currency" and unit is None:
             unit = "USD"
         scale_value = scale if scale is not None else 1.0

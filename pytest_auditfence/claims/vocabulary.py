@@ -313,6 +313,18 @@ FORMULA_CUES["cagr"] = ("cagr", "compound", "compounded", "annualized", "annuali
 FORMULA_CUES["share"] = ("share", "made up", "make up", "makes up", "accounted for", "account for", "accounts for",
                          "represented", "represents", "portion", "proportion", "of total", "of the total")
 
+# The direction a change's own words give its figure (issue 10, stop 32): +1 a rise, -1 a fall ('fell 28.0%', 'was
+# down 28%', 'a decrease of $8.6 million', 'lower by 5%', '28% lower'). Words of a change without its sign ('changed
+# by', 'the difference', 'moved') give none. Regular expressions over lower-case words; 'up to' is a bound.
+CHANGE_DIRECTIONS: dict[int, tuple[str, ...]] = {
+    1: (r"increas(?:e|es|ed|ing)", r"rose", r"rise[ns]?", r"rising", r"gr[eo]w(?:s|n|ing|th)?", r"up(?!\s+to\b)",
+        r"higher", r"climb(?:s|ed|ing)?", r"jump(?:s|ed|ing)?", r"surg(?:e|es|ed|ing)", r"soar(?:s|ed|ing)?",
+        r"gain(?:s|ed)?"),
+    -1: (r"decreas(?:e|es|ed|ing)", r"declin(?:e|es|ed|ing)", r"fell", r"fall(?:s|en|ing)?", r"drop(?:s|ped|ping)?",
+         r"down", r"lower", r"reduc(?:e|es|ed|ing|tion)", r"shr[aiu]nk(?:s|ing)?", r"slipped", r"slid",
+         r"dipped", r"sank", r"plung(?:e|es|ed|ing)", r"tumbl(?:e|es|ed|ing)"),
+}
+
 # Words that cue a difference only where the claim names two periods ('from 2018 to 2019', 'between FY18 and
 # FY19'); elsewhere they are prepositions ('revenue from Apple', 'the split between segments').
 PERIOD_PAIR_CUES = frozenset({"between", "from", "compared", "versus", "vs"})

@@ -79,6 +79,25 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     return ops
 
 
+_DIRECTION_WORDS = {direction: "|".join(words) for direction, words in vocabulary.CHANGE_DIRECTIONS.items()}
+_DIRECTION = re.compile(r"(?i)\b(?:(?P<up>" + _DIRECTION_WORDS[1] + r")|(?P<down>" + _DIRECTION_WORDS[-1] + r"))\b")
+# right after the figure, its noun or comparative ('a 28.0% decline', '$8.6 million lower than'), a word between
+_DIRECTION_AFTER = re.compile(r"(?i)^\s*(?:[a-z-]+\s+)?(?=(?:" + _DIRECTION_WORDS[1] + "|" + _DIRECTION_WORDS[-1]
+                              + r")\b)")
+
+
+def change_direction(claim: ClaimRecord, q: Quantity) -> int | None:
+    """The direction the figure's own clause gives the change it states: +1 a rise, -1 a fall ('fell 28.0%', 'was
+    down 28%', 'a decrease of $8.6 million', 'a 28% decline'), None where its words name no direction ('changed by',
+    'the difference'). The word right after the figure first, else the last one before it in its clause."""
+    before, after = figure_clause(claim, q)
+    at = _DIRECTION_AFTER.match(after)
+    found = [_DIRECTION.match(after, at.end())] if at is not None else list(_DIRECTION.finditer(before))[-1:]
+    if not found:
+        return None
+    return 1 if found[0].group("up") else -1
+
+
 def spread(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:
     """The periods of a claim that names three or more for the figure `q` ('the total from 2017 to 2019'; a listed
     figure is its own period's, see `listed_subject`), else none: a sum of two figures of two of them leaves one out
@@ -131,10 +150,16 @@ def _size(q: Quantity) -> str:
 
 def _in_order(index: SourceIndex, a: Observed, b: Observed) -> bool:
     """Is `a - b` the later period's cell minus the earlier's, or are the two not cells of two single periods?"""
+    return _period_order(index, a, b) != -1
+
+
+def _period_order(index: SourceIndex, a: Observed, b: Observed) -> int | None:
+    """1 where `a` is the later period's cell and `b` the earlier's, -1 the other way round, None where the two are
+    not cells of two single periods."""
     la, lb = index.label(a), index.label(b)
     if la is None or lb is None or len(la.periods) != 1 or len(lb.periods) != 1 or la.periods == lb.periods:
-        return True
-    return next(iter(la.periods)) > next(iter(lb.periods))
+        return None
+    return 1 if next(iter(la.periods)) > next(iter(lb.periods)) else -1
 
 
 def one_subject(index: SourceIndex, a: Observed, b: Observed, keys: set[str]) -> bool:
@@ -163,7 +188,7 @@ def shown(q: Quantity) -> str:
     inner = q.text.strip().replace("\u2212", "-")
     if inner.startswith("(") and inner.endswith(")"):
         inner = inner[1:-1]
-    inner = re.sub(r"^([$€£¥]?)\s*\(?\s*-?\s*", r"\1", inner).rstrip(")")
+    inner = re.sub(r"^([$€£¥]?)\s*\(?\s*-?\s*", r"\1", inner).rstrip(") ")
     return f"(-{inner})"
 
 
@@ -178,6 +203,7 @@ def derive_figure(
     *, relative: bool = False, ops: frozenset[str] | None = None, rates: bool | None = None,
     apart: Callable[[Observed, Observed], bool] | None = None, unsigned: bool | None = None,
     spread: frozenset[Period] = frozenset(), shares: bool = False, deductions: bool = False,
+    direction: int | None = None,
 ) -> tuple[str, list[Observed]] | None:
     """A computation over observed numbers that gives `q` within its shown precision, or None. `keys`:
     the stems of the figure's subject, by which the operands of a sum or difference must stand unless
@@ -192,11 +218,19 @@ def derive_figure(
     `shares`: the pool is a series or the rows of a column that the claim names (see `table_derivation`), whose
     percentages it may total where it says so ('the total percentage of revenue from Apple and Huawei in 2017').
     `deductions`: the pool is the parts of a total the claim names (see `total_parts`), whose amounts in parentheses
-    ('(14,732)', '(5,739)') it may total by their size."""
+    ('(14,732)', '(5,739)') it may total by their size. `direction`: the rise (1) or fall (-1) the claim's words give
+    a change it states (see `change_direction`): an unsigned figure is then the size of a change of that direction
+    only ('fell 28.0%' is (5,000 - 3,600) / 5,000, never a rise from 3,600 to 5,000); a change of two negative
+    figures is of their size (a deduction from (23) to (135) rose)."""
     rates = relative if rates is None else rates
     slack = slack_of(q)
     # a figure in percentage points is a difference of two rates: no ratio nor relative change is one
     points = quantities.percent_dimension(q) == "points"
+    # the sign of the change a claim words ('fell 28%': -1; a signed figure keeps its own: 'an increase of -5' fell),
+    # and the signed change it states
+    claimed = None if direction is None else -1 if q.value < 0 else direction
+    target = -abs(q.value) if claimed == -1 else q.value
+    falls = target != q.value
 
     def allowed(op: str) -> bool:
         return ops is None or op in ops
@@ -229,16 +263,17 @@ def derive_figure(
                 # (a loss from (168) to (238) is a 41.67% rise... of the loss) or divided by the signed base
                 # a change is measured from the earlier period's cell: one from the later to the earlier, over the
                 # later one's value, matches an 'off' figure by chance ('((-2,755.1) - (-2,964.6)) / 2,964.6')
-                for base in dict.fromkeys((abs(qa.value), qa.value)):
+                for base in _bases(qa.value, qb.value, direction):
                     change = (qb.value - qa.value) / base * 100.0
-                    if allowed("change") and abs(change - q.value) <= slack and _in_order(index, b, a):
+                    if allowed("change") and abs(change - target) <= slack and _in_order(index, b, a):
                         over = shown(qa) if base == qa.value else f"-{shown(qa)}"
-                        return f"({shown(qb)} - {shown(qa)}) / {over} × 100 = {q.text}", [b, a]
+                        return f"{_moved(qa, qb, falls)} / {over} × 100 = {q.text}", [b, a]
                 if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value * 100.0 - q.value) <= slack:
                     return f"{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
                 if allowed("ratio") and _deduction_share(q, qa, qb, 100.0, slack):
                     return f"-{shown(qa)} / {shown(qb)} × 100 = {q.text}", [a, b]
-            elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack:
+            elif qa.kind == "percent" and allowed("difference") and abs((qa.value - qb.value) - abs(q.value)) <= slack \
+                    and _directed(index, a, b, claimed, abs(q.value)):
                 # two of a dozen percentages differ by almost any small figure by chance ('19% - 10% = 9%'): a
                 # difference of rates only where the claim says it computed, or of the subject's own rates
                 if explicit or (keys and stands_by_subject(index, a, keys) and stands_by_subject(index, b, keys)
@@ -250,8 +285,8 @@ def derive_figure(
                 return f"{shown(qa)} + {shown(qb)} = {q.text}", [a, b]
             elif rates and qa.kind == "percent" and qa.value != 0 and allowed("change") and not points:
                 change = (qb.value - qa.value) / abs(qa.value) * 100.0
-                if abs(change - q.value) <= slack and _in_order(index, b, a):
-                    return f"({shown(qb)} - {shown(qa)}) / {shown(qa)} × 100 = {q.text}", [b, a]
+                if abs(change - target) <= slack and _in_order(index, b, a):
+                    return f"{_moved(qa, qb, falls)} / {shown(qa)} × 100 = {q.text}", [b, a]
             continue
         if q.kind == "ratio" or q.kind == "number" and relative and q.unit is None and allowed("ratio") and ops is not None:
             if allowed("ratio") and qb.value != 0 and abs(qa.value / qb.value - q.value) <= slack:
@@ -267,12 +302,19 @@ def derive_figure(
             total = first and allowed("sum") and abs(qa.value + qb.value - q.value) <= slack \
                 and (not spread or covers(a, b))
             in_order = unsigned is None or _in_order(index, a, b) or unsigned and q.value > 0
+            if direction is not None and _period_order(index, a, b) is not None:
+                # a change the claim's words direct: later less earlier of that sign, of the size of two negatives
+                in_order = _directed(index, a, b, claimed, q.value) and not (qa.value < 0 and qb.value < 0)
             difference = allowed("difference") and abs(qa.value - qb.value - q.value) <= slack and in_order \
                 and (not spread or ends(a, b))
             if (total or difference) and _summable(q, qa, qb, a, b, index, keys, explicit):
                 sign = "+" if total else "-"
                 return f"{shown(qa)} {sign} {shown(qb)} = {q.text}", [a, b]
-            if allowed("difference") and _deductions(qa, qb) and _in_order(index, a, b) and (not spread or ends(a, b)) \
+            # two negatives a claim words the change of move by their size ('the net loss rose by 70': -168 to -238)
+            sized = _directed(index, a, b, claimed, q.value) and qa.value < 0 and qb.value < 0 \
+                if direction is not None and _period_order(index, a, b) is not None \
+                else _deductions(qa, qb) and _in_order(index, a, b)
+            if allowed("difference") and sized and (not spread or ends(a, b)) \
                     and abs(abs(qa.value) - abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
                 return f"{_size(qa)} - {_size(qb)} = {q.text}", [a, b]
             # a total of deductions stated by its size ('the total liabilities were 20,471' of '(14,732)' and
@@ -281,6 +323,31 @@ def derive_figure(
                     and abs(abs(qa.value) + abs(qb.value) - q.value) <= slack and _summable(q, qa, qb, a, b, index, keys, explicit):
                 return f"{_size(qa)} + {_size(qb)} = {q.text}", [a, b]
     return None
+
+
+def _bases(early: float, late: float, direction: int | None) -> tuple[float, ...]:
+    """What a percentage change from `early` to `late` is measured over. Over a negative base (a loss) a change is
+    stated either way: as the move over the base's size (a loss from (168) to (238) is a 41.67% fall of the figure) or
+    over the signed base (a 41.67% rise of the loss). A claim that words its direction ('the loss rose') reads two
+    negative figures by their size, and a move across zero by the figure."""
+    if direction is None:
+        return tuple(dict.fromkeys((abs(early), early)))
+    return (early,) if early < 0 and late < 0 else (abs(early),)
+
+
+def _moved(early: Quantity, late: Quantity, falls: bool) -> str:
+    """A change's numerator as a formula writes it: later less earlier, or earlier less later for a fall."""
+    return f"({shown(early)} - {shown(late)})" if falls else f"({shown(late)} - {shown(early)})"
+
+
+def _directed(index: SourceIndex, a: Observed, b: Observed, claimed: int | None, gap: float) -> bool:
+    """May `a - b` (or the size of `a` less that of `b`, see `_deductions`), equal to `gap`, be a change of the sign
+    the claim states (`claimed`)? Where the two are cells of two single periods and the claim states a sign, the later
+    less the earlier must have it ('fell by $8.6 million': the earlier cell is the larger); elsewhere yes."""
+    order = _period_order(index, a, b)
+    if claimed is None or order is None:
+        return True
+    return order * (1 if gap > 0 else -1) == claimed
 
 
 def two_items_two_periods(index: SourceIndex, a: Observed, b: Observed) -> bool:
@@ -481,6 +548,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
     # two rates only where the claim calls it one ('the percentage change in the interest rate was 6.67%')
     rates = _RELATIVE_CHANGE.search(claim.claim) is not None
     unsigned = _UNSIGNED.search(claim.claim) is not None
+    direction = change_direction(claim, q)
     periods_spread = spread(claim, q)  # the claim's subject, read once for every group below
     # a row the claim names all but a word of, beside a row it names in full as the base of its figure ('the
     # percentage of sales represented by net other income': 'Sales' and 'Other income (expense), net')
@@ -492,7 +560,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
         return _two_step(claim, q, index, own, rows, named, by_column, ops, slack_of(q))
     for members in series + partial:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates, unsigned=unsigned,
-                              spread=periods_spread, shares=True)
+                              spread=periods_spread, shares=True, direction=direction)
         if found is not None:
             return found
     for members in series:
@@ -517,7 +585,7 @@ def table_derivation(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> tup
 
     for members in pairs:
         found = derive_figure(q, members, index, explicit=True, relative=True, ops=ops, rates=rates,
-                              apart=apart, unsigned=unsigned, spread=periods_spread, shares=True)
+                              apart=apart, unsigned=unsigned, spread=periods_spread, shares=True, direction=direction)
         if found is not None:
             return found
     slack = slack_of(q)

@@ -1003,7 +1003,10 @@ def _interpret(text: str, grid: _Grid, below: str = "") -> list[Cell]:
         slots = [k for k, (_, _, t) in enumerate(row) if k and (_is_figure(t) or t and _is_empty(t))]
         if not figures:
             if label and len(texts) - sum(_is_empty(t) for t in texts) <= 1:
-                section = label.rstrip(":")  # a section row: 'Current liabilities:'
+                # a section row: 'Current liabilities:'; a label over placeholders only ('Regional films  —  —  —',
+                # 'n/a') is a row whose values are nil, and the rows below stay in the section above it
+                if not any(_is_empty(t) and not _is_blank(t) for t in texts):
+                    section = label.rstrip(":")
             else:
                 since.append(row)
             continue

@@ -13,8 +13,9 @@ from pytest_auditfence.errors import FenceError
 from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
-    another_period_derived, candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
-    own_period_cell, parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
+    another_period_derived, candidate_operands, candidate_pool, change_direction, computes, counted, derive_figure,
+    period_span, prose_ops, table_span, restated_conversion, span_of, own_period_cell, parts_of_a_total, prose_series,
+    total_parts, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
@@ -88,7 +89,8 @@ def _check_quantity(
             # series' (see `prose_series`); only where there is none may a pair of the pool give it
             derived, determined = prose_series(claim, q, index, operands, keys)
             if derived is None and not determined:
-                derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
+                derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q),
+                                        direction=change_direction(claim, q))
     own_cell = None  # the cell of the claim's period, whose figure a derivation from the other period is not
     if derived is not None and another_period_derived(claim, q, derived[1], index):
         own_cell, derived = own_period_cell(claim, q, derived[1], index), None
