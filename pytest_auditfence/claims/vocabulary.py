@@ -315,11 +315,12 @@ FORMULA_CUES["share"] = ("share", "made up", "make up", "makes up", "accounted f
 
 # The direction a change's own words give its figure (issue 10, stop 32): +1 a rise, -1 a fall ('fell 28.0%', 'was
 # down 28%', 'a decrease of $8.6 million', 'lower by 5%', '28% lower'). Words of a change without its sign ('changed
-# by', 'the difference', 'moved') give none. Regular expressions over lower-case words; 'up to' is a bound.
+# by', 'the difference', 'moved') give none. Regular expressions over lower-case words; 'up to' is a bound, and
+# 'gains' names a metric as often as a move ('the difference in gains on the sale of restaurants').
 CHANGE_DIRECTIONS: dict[int, tuple[str, ...]] = {
     1: (r"increas(?:e|es|ed|ing)", r"rose", r"rise[ns]?", r"rising", r"gr[eo]w(?:s|n|ing|th)?", r"up(?!\s+to\b)",
         r"higher", r"climb(?:s|ed|ing)?", r"jump(?:s|ed|ing)?", r"surg(?:e|es|ed|ing)", r"soar(?:s|ed|ing)?",
-        r"gain(?:s|ed)?"),
+        r"gained"),
     -1: (r"decreas(?:e|es|ed|ing)", r"declin(?:e|es|ed|ing)", r"fell", r"fall(?:s|en|ing)?", r"drop(?:s|ped|ping)?",
          r"down", r"lower", r"reduc(?:e|es|ed|ing|tion)", r"shr[aiu]nk(?:s|ing)?", r"slipped", r"slid",
          r"dipped", r"sank", r"plung(?:e|es|ed|ing)", r"tumbl(?:e|es|ed|ing)"),

@@ -13,10 +13,11 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides,
-    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, figure_periods, find_atom,
-    label_per_counted, label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, near_subject,
-    other_period, part_of_total, part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart,
-    stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
+    change_direction, claim_subject, clause_outnamed, clause_parts, column_keys, figure_clause, figure_keys,
+    figure_periods, find_atom, label_per_counted, label_sides, label_stems, listed_period, listed_subject, locate,
+    metrics_of, near_subject, other_period, part_of_total, part_words, prose_periods, row_named, row_stems,
+    sentence_start, sides_apart, stands_by_subject, subject_cells, subject_keys, subject_stem, subject_words,
+    unwritten_unit, without_maturity_spans,
 )
 from pytest_auditfence.verify.normalise import CONVERSION_SLACK, CONVERTIBLE, SPECIFIC_DIGITS, is_weak, same_family, significant_digits
 from pytest_auditfence.verify.results import AtomResult
@@ -41,21 +42,6 @@ _CUE_AFTER = re.compile(
     r"^[^;.,]{0,40}?\b(?:more|less|fewer|higher|lower|cheaper|costlier|greater|smaller|larger|bigger) than\b", re.I)
 
 
-def figure_clause(claim: ClaimRecord, q: Quantity) -> tuple[str, str]:
-    """The words of the figure's own clause before it (from the previous figure or clause break) and after
-    it (up to the next figure or clause break)."""
-    text = claim.claim
-    at, end = q.start - claim.start, q.end - claim.start
-    if not 0 <= at <= end <= len(text):
-        return text, ""
-    begin = max([o.end - claim.start for o in claim.quantities if o.end - claim.start <= at] + [0])
-    begin = max(begin, *(text.rfind(sep, begin, at) + len(sep) for sep in ("; ", ". ", ": ", ", ")))
-    later = [o.start - claim.start for o in claim.quantities if o.start - claim.start >= end]
-    stop = min(later + [len(text)])
-    after = re.split(r"[;,.()]", text[end:stop], maxsplit=1)[0]
-    return text[begin:at], after
-
-
 def computes(claim: ClaimRecord, q: Quantity) -> bool:
     """Does the figure's own clause say it is a computed figure (a total, a change, a difference)? A cue
     elsewhere in the claim ('revenues increased 19%, while costs rose more than 9%') is about another figure."""
@@ -77,25 +63,6 @@ def prose_ops(claim: ClaimRecord, q: Quantity) -> frozenset[str] | None:
     elif "share" in cues and "change" not in cues:
         ops = frozenset({"ratio", "share"})  # 'A as a percentage of B': A over B, never a change from A to B
     return ops
-
-
-_DIRECTION_WORDS = {direction: "|".join(words) for direction, words in vocabulary.CHANGE_DIRECTIONS.items()}
-_DIRECTION = re.compile(r"(?i)\b(?:(?P<up>" + _DIRECTION_WORDS[1] + r")|(?P<down>" + _DIRECTION_WORDS[-1] + r"))\b")
-# right after the figure, its noun or comparative ('a 28.0% decline', '$8.6 million lower than'), a word between
-_DIRECTION_AFTER = re.compile(r"(?i)^\s*(?:[a-z-]+\s+)?(?=(?:" + _DIRECTION_WORDS[1] + "|" + _DIRECTION_WORDS[-1]
-                              + r")\b)")
-
-
-def change_direction(claim: ClaimRecord, q: Quantity) -> int | None:
-    """The direction the figure's own clause gives the change it states: +1 a rise, -1 a fall ('fell 28.0%', 'was
-    down 28%', 'a decrease of $8.6 million', 'a 28% decline'), None where its words name no direction ('changed by',
-    'the difference'). The word right after the figure first, else the last one before it in its clause."""
-    before, after = figure_clause(claim, q)
-    at = _DIRECTION_AFTER.match(after)
-    found = [_DIRECTION.match(after, at.end())] if at is not None else list(_DIRECTION.finditer(before))[-1:]
-    if not found:
-        return None
-    return 1 if found[0].group("up") else -1
 
 
 def spread(claim: ClaimRecord, q: Quantity) -> frozenset[Period]:

@@ -832,6 +832,9 @@ _MOVE_SIZE = re.compile(r"(?i)\b(?:" + "|".join(vocabulary.move_verbs("moved_by"
                         r"\s+(?:by\s+)?(?:(?:approximately|about|nearly|almost|roughly)\s+)?[-+−]?[$€£¥]?\s?$")
 # what names a cell a move: its row, section, column or caption ('Change', 'Increase (decrease)', 'Variance', '% growth')
 _MOVE_NAMED = re.compile(r"(?i)\b(?:change[sd]?|increase[sd]?|decrease[sd]?|variances?|growth|movements?)\b")
+# a column of signed changes, whose positive figures are rises ('% Change', 'Increase (Decrease)'); a column named
+# 'Decrease' alone may state the sizes of falls
+_SIGNED_CHANGE_COLUMN = re.compile(r"(?i)\b(?:change|increase)\b")
 # 'average' and 'mean' name a metric as often ('average life expectancy', 'weighted-average exchange rate'):
 # an aggregate only over the several periods the claim names for one figure ('the average rate from 2017 to 2019')
 _MEAN = re.compile(r"(?i)\b(?:average|mean|median)\b")
@@ -1395,6 +1398,48 @@ def _named_before(claim: ClaimRecord, q: Quantity, reach: int) -> str:
     return claim.claim[lo:at]
 
 
+def figure_clause(claim: ClaimRecord, q: Quantity) -> tuple[str, str]:
+    """The words of the figure's own clause before it (from the previous figure or clause break) and after
+    it (up to the next figure or clause break)."""
+    text = claim.claim
+    at, end = q.start - claim.start, q.end - claim.start
+    if not 0 <= at <= end <= len(text):
+        return text, ""
+    begin = max([o.end - claim.start for o in claim.quantities if o.end - claim.start <= at] + [0])
+    begin = max(begin, *(text.rfind(sep, begin, at) + len(sep) for sep in ("; ", ". ", ": ", ", ")))
+    later = [o.start - claim.start for o in claim.quantities if o.start - claim.start >= end]
+    stop = min(later + [len(text)])
+    after = re.split(r"[;,.()]", text[end:stop], maxsplit=1)[0]
+    return text[begin:at], after
+
+
+_DIRECTION_WORDS = {direction: "|".join(words) for direction, words in vocabulary.CHANGE_DIRECTIONS.items()}
+_DIRECTION = re.compile(r"(?i)\b(?:(?P<up>" + _DIRECTION_WORDS[1] + r")|(?P<down>" + _DIRECTION_WORDS[-1] + r"))\b")
+# right after the figure, its noun or comparative ('a 28.0% decline', '$8.6 million lower than'), a word between
+_DIRECTION_AFTER = re.compile(r"(?i)^\s*(?:[a-z-]+\s+)?(?=(?:" + _DIRECTION_WORDS[1] + "|" + _DIRECTION_WORDS[-1]
+                              + r")\b)")
+# words of both directions joined name a signed change, no direction ('the increase / (decrease) in revenue',
+# 'increase (decrease)', 'increase or decrease')
+_BOTH_WAYS = re.compile(r"(?i)\b(?:" + _DIRECTION_WORDS[1] + "|" + _DIRECTION_WORDS[-1] + r")\)?\s*"
+                        r"(?:/|\bor\b|\band\b)?\s*\(?\s*(?:" + _DIRECTION_WORDS[1] + "|" + _DIRECTION_WORDS[-1] + r")\b")
+_GAP = re.compile(r"(?i)\b(?:difference|differ(?:s|ed)?|gap)\b")
+
+
+def change_direction(claim: ClaimRecord, q: Quantity) -> int | None:
+    """The direction the figure's own clause gives the change it states: +1 a rise, -1 a fall ('fell 28.0%', 'was
+    down 28%', 'a decrease of $8.6 million', 'a 28% decline'), None where its words name no direction ('changed by',
+    'the increase / (decrease)') or a gap ('the difference in revenue growth'). The word right after the figure
+    first, else the last one before it in its clause."""
+    before, after = (_BOTH_WAYS.sub(" ", words) for words in figure_clause(claim, q))
+    if _GAP.search(before):
+        return None  # 'the difference in revenue growth': a gap of either sign, whose words name what differs
+    at = _DIRECTION_AFTER.match(after)
+    found = [_DIRECTION.match(after, at.end())] if at is not None else list(_DIRECTION.finditer(before))[-1:]
+    if not found:
+        return None
+    return 1 if found[0].group("up") else -1
+
+
 def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], index: SourceIndex) -> list[AtomMatch]:
     """The matches that stand near the claim's subject: in long prose a figure that matches by value
     but sits among other words ('rest for 30 minutes' for 'bake for 30 minutes') is a chance match."""
@@ -1422,6 +1467,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     own_cell: list[Observed | None] = []  # the claim's own period's cell of another value (asked once)
     kept = []
     listed = respective_rows(claim, q, subject, index)
+    falls = q.value > 0 and change_direction(claim, q) == -1
     for m in matches:
         label = index.label_at(position[m.source], m.offset)
         if label is not None and listed and (position[m.source], label.row, label.section) in listed[1]:
@@ -1431,6 +1477,8 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 kept.append(m)
             continue
         if label is not None:  # a table cell: by its row, column and period, not by words on its line
+            if falls and _SIGNED_CHANGE_COLUMN.search(" ".join(label.columns)):
+                continue  # 'fell 28.0%' by '28.0%' in a column of signed changes ('% Change'): a rise of 28.0%
             if cell_backs(subject, label) and not month_apart(subject, position[m.source], m.offset, label, index) \
                     and not outnamed(claim, subject, label, position[m.source], index) \
                     and not column_outnamed(subject, label, position[m.source], index) and not aggregated(claim, q, label) \

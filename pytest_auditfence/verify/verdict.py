@@ -46,7 +46,7 @@ def _period_unread(claim: ClaimRecord, q: Quantity, result: AtomResult, matches:
         f = position[m.source]
         loaded = index.loaded(f)
         if index.label_at(f, m.offset) is not None or record_periods(loaded, m.offset) \
-                or prose_periods(loaded.text, m.offset, m.offset + len(m.text)):
+                or figure_periods(loaded, m.offset, m.offset + len(m.text)):
             return
     f, start, end = result.spans[0]
     loaded = index.loaded(f)

@@ -5,7 +5,8 @@
   derived as the signed change of that direction only: an unsigned figure with a falling word is the size of a
   decline ((5,000 - 3,600) / 5,000), never of a rise, and a rising word never backs a decline; the same for amounts
   ('decreased by $1,400 thousand'), and for two negative figures by their size (an allowance from (23) to (135)
-  rose). A figure written with its sign ('changed by -28.0%') is read as before.
+  rose). A figure written with its sign ('changed by -28.0%') is read as before; a falling figure is not the rise a
+  column of signed changes states ('fell 28.0%' by '% Change 28.0%').
 - A negative in parentheses with a space before the ')' ('(35,029 )', '(29 )') or after its currency sign ('$ (3,781)')
   is negative in every form; an aside in parentheses in prose ('new contracts (29 ) in the year') stays a figure as
   written.
@@ -54,6 +55,12 @@ TABLES = {
         ["Tamil films", "—", "0", "4"],
         ["Total", "13", "10", "35"]],
         "Films released in each fiscal year."),
+    # a column of signed changes beside the periods
+    "change column": ("Table 5 Revenue (in thousands)", [
+        ["", "2019", "2018", "% Change"],
+        ["Product revenue", "12,800", "10,000", "28.0%"],
+        ["Service revenue", "3,600", "5,000", "(28.0)%"]],
+        "Revenue by type."),
     # prose figures of two periods below a table that does not name the claim's subject
     "prose": ("Table 4 Headcount", [
         ["", "2019", "2018"],
@@ -85,12 +92,26 @@ def test_a_percentage_decline_is_derived_by_its_falling_word(audit, form: str) -
 
 
 @pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_fall_is_no_rise_of_a_change_column(audit, form: str) -> None:
+    _check(audit, form, "change column",
+           [("Product revenue rose 28.0% from 2018 to 2019.", "28.0%"),
+            ("Service revenue fell 28.0% from 2018 to 2019.", "28.0%"),
+            ("Service revenue changed by -28.0% from 2018 to 2019.", "-28.0%")],
+           [("Product revenue fell 28.0% from 2018 to 2019.", "28.0%"),  # the column's 28.0% is a rise
+            ("Product revenue was down 28.0% in 2019 compared with 2018.", "28.0%"),
+            ("Service revenue rose 28.0% from 2018 to 2019.", "28.0%")])
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
 def test_a_change_in_amount_is_of_its_direction(audit, form: str) -> None:
     _check(audit, form, "loans",
            [("From 2018 to 2019, recorded investment decreased by $1,400 thousand.", "$1,400"),
             ("Unpaid principal balance rose by $2,800 thousand from 2018 to 2019.", "$2,800"),
             # a signed figure keeps its own sign whatever the word: an increase of -1,400 is a fall
-            ("The increase in recorded investment from 2018 to 2019 was -$1,400 thousand.", "-$1,400")],
+            ("The increase in recorded investment from 2018 to 2019 was -$1,400 thousand.", "-$1,400"),
+            # words of both directions name a signed change, of either direction
+            ("The increase / (decrease) in unpaid principal balance from 2018 to 2019 was $2,800 thousand.", "$2,800"),
+            ("The increase (decrease) in recorded investment from 2018 to 2019 was -$1,400 thousand.", "-$1,400")],
            [("From 2018 to 2019, recorded investment increased by $1,400 thousand.", "$1,400"),  # the wrong direction
             ("The increase in unpaid principal balance from 2018 to 2019 was -$2,800 thousand.", "-$2,800"),
             ("Unpaid principal balance fell by $2,800 thousand from 2018 to 2019.", "$2,800"),
