@@ -13,7 +13,7 @@ from pytest_auditfence.claims import quantities, vocabulary
 from pytest_auditfence.models import ClaimRecord, Quantity, Verdict
 from pytest_auditfence.verify.match import (
     RESPECTIVELY, SENTENCE_END, TOTAL_KEY, ClaimSubject, about_subject, amount_per_counted, cell_sides,
-    claim_subject, clause_outnamed, clause_parts, conflicting_cell, column_keys, figure_keys, find_atom, label_per_counted,
+    claim_subject, clause_outnamed, clause_parts, column_keys, figure_keys, find_atom, label_per_counted,
     label_sides, label_stems, listed_period, listed_subject, locate, metrics_of, near_subject, other_period, part_of_total,
     part_words, prose_periods, row_named, row_stems, sentence_start, sides_apart, stands_by_subject, subject_cells,
     subject_keys, subject_stem, subject_words, unwritten_unit, without_maturity_spans,
@@ -338,29 +338,45 @@ _CHANGE_HEADER = re.compile(r"(?i)\b(?:change|increase|decrease|variance|differe
 
 
 def another_period_derived(claim: ClaimRecord, q: Quantity, operands: list[Observed], index: SourceIndex) -> bool:
-    """Is a figure the claim states for one period derived from its subject's other period? From cells, where the
-    claim's own period's cell holds another value (`conflicting_cell`): a result that a cell of another period of an
-    operand's row holds ('Net revenues totalled $2,280 million in 2017' as 2017's $1,664 plus the variance $616,
-    where $2,280 is 2018's), or a period's cell with its row's change column; that claim is contradicted by its own
-    cell. From prose, where a sentence states the figure about the claim's subject for another period ('decreased
-    $3.2 million to $41.6 million from $44.8 million for 2018' for 'backlog was $41.6 million in 2018')."""
+    """Is a figure the claim states for one period derived from its subject's other period? From the cells of one
+    row whose cell of the claim's period holds another value (`own_period_cell`): a result that a cell of another
+    period of the row holds ('Net revenues totalled $2,280 million in 2017' as 2017's $1,664 plus the variance $616,
+    where $2,280 is 2018's), or a period's cell with the row's change column; that claim is its own cell's to judge.
+    From prose, where a sentence states the figure about the claim's subject for another period ('decreased $3.2
+    million to $41.6 million from $44.8 million for 2018' for 'backlog was $41.6 million in 2018')."""
     subject = claim_subject(claim)
     labels = [index.label(o) for o in operands]
     if len(subject.periods) != 1:
         return False
     if all(label is None for label in labels):
         return _stated_for_another_period(q, index, subject)
-    if any(label is None for label in labels):
+    if own_period_cell(claim, q, operands, index) is None:
         return False
-    rows = {_row_of(o, index) for o in operands}
-    by_change = len(rows) == 1 and any(label.periods for label in labels) and any(
+    by_change = any(label.periods for label in labels) and any(
         not label.periods and _CHANGE_HEADER.search(" ".join(label.columns)) for label in labels)
-    if not by_change and not any(
-            _row_of(o, index) in rows and (label := index.label(o)).periods and not label.periods & subject.periods
-            and quantities.quantities_match(q, index.quantity(o))
-            for o in subject_cells(claim, index, replace(subject, periods=frozenset()), limit=4 * TABLE_POOL)):
-        return False
-    return conflicting_cell(claim, q, index) is not None
+    return by_change or any(not label.periods & subject.periods and quantities.quantities_match(q, index.quantity(o))
+                            for o, label in _dated_row_cells(claim, operands, index))
+
+
+def own_period_cell(claim: ClaimRecord, q: Quantity, operands: list[Observed], index: SourceIndex) -> Observed | None:
+    """The cell of the one period the claim names in the one row of table cells `operands`, where it holds another
+    value of the claim's dimension than the claimed figure; None otherwise (operands of several rows or of prose, no
+    cell of that period, or one that holds the figure)."""
+    periods = claim_subject(claim).periods
+    if len(periods) != 1 or any(index.label(o) is None for o in operands) or len({_row_of(o, index) for o in operands}) != 1:
+        return None
+    own = [o for o, label in _dated_row_cells(claim, operands, index) if label.periods == periods]
+    if not own or any(quantities.quantities_match(q, index.quantity(o)) for o in own):
+        return None
+    return next((o for o in own if quantities.comparable(q, index.quantity(o))), None)
+
+
+def _dated_row_cells(claim: ClaimRecord, operands: list[Observed], index: SourceIndex) -> list[tuple[Observed, CellLabel]]:
+    """The cells of any period of the rows of `operands`, with their labels."""
+    rows = {_row_of(o, index) for o in operands}
+    subject = replace(claim_subject(claim), periods=frozenset())
+    return [(o, label) for o in subject_cells(claim, index, subject, limit=4 * TABLE_POOL)
+            if _row_of(o, index) in rows and (label := index.label(o)).periods]
 
 
 def _stated_for_another_period(q: Quantity, index: SourceIndex, subject: ClaimSubject) -> bool:

@@ -1081,6 +1081,18 @@ def conflicting_cell(
     return o, label, period
 
 
+def _other_value_cell(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> Observed | None:
+    """The cell of the claim's own subject and period that holds another value than the claimed figure
+    (`conflicting_cell`), but not one that holds it as a negative ('net losses stood at 4,697' for '(4,697)'), nor
+    the cell of a row whose label holds the figure ('1' of 'Scope 1' names the row, it is no value of it)."""
+    conflict = conflicting_cell(claim, q, index)
+    if conflict is None or quantities.quantities_match(q.model_copy(update={"value": -q.value}), index.quantity(conflict[0])):
+        return None
+    if re.search(r"(?<![\d.,])" + re.escape(q.text.strip()) + r"(?![\d.,]*\d)", conflict[1].row):
+        return None
+    return conflict[0]
+
+
 # The metrics a sentence of prose can be said to be about by name; a price ('last', 'close') and a headcount
 # ('people') are named by words prose uses for anything.
 PROSE_METRICS = frozenset(vocabulary.METRIC_GROUPS) - {"price", "headcount", "volume"}
@@ -1368,7 +1380,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     qualified = _claim_qualifiers(claim, q)
     per_counted = amount_per_counted(claim, q)
     tabled: bool | None = None  # does a table row carry the claim's subject (asked once, when needed)
-    own_cell: list[object] = []  # the claim's own period's cell of another value (`conflicting_cell`, asked once)
+    own_cell: list[Observed | None] = []  # the claim's own period's cell of another value (asked once)
     kept = []
     listed = respective_rows(claim, q, subject, index)
     for m in matches:
@@ -1412,7 +1424,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
                 continue  # '13.0% compared to 18.3% for 2018': the 2018 figure is no evidence for a 2019 claim
             if subject.periods and not own and not (window is None and record_periods(loaded, m.offset)):
                 if not own_cell:
-                    own_cell.append(conflicting_cell(claim, q, index))
+                    own_cell.append(_other_value_cell(claim, q, index))
                 if own_cell[0] is not None:
                     continue  # a figure of no period read ('between $14.8 billion and $16.7 billion per year') is no
                     # evidence for a dated claim whose own period's cell holds another value: that cell contradicts it
@@ -2263,7 +2275,7 @@ def prose_periods(text: str, start: int, end: int) -> frozenset[Period]:
     if _PRIOR_YEAR_AFTER.match(text, end, min(len(text), end + 60)):
         # '21,189 compared to 21,417 for the prior year' in a sentence about fiscal 2019: the year before the one
         # its sentence names (when it names one year)
-        named = {year for year, part in periods_in(text[sentence_start(text, start):start]) if not part}
+        named = {year for year, part in periods_in(text[statement_start(text, start):start]) if not part}
         if len(named) == 1:
             return frozenset({(named.pop() - 1, "")})
     return frozenset()
@@ -2279,7 +2291,7 @@ def _that_year(text: str, start: int, end: int) -> frozenset[Period]:
     the figure is not so stated or its sentence names no year before it."""
     if not _THAT_YEAR_AFTER.match(text, end, min(len(text), end + 40)):
         return frozenset()
-    years = _YEAR.findall(text, sentence_start(text, start), start)
+    years = _YEAR.findall(text, statement_start(text, start), start)
     return frozenset({(int(years[-1]), "")}) if years else frozenset()
 
 
@@ -2312,7 +2324,7 @@ def move_period(text: str, start: int, end: int) -> frozenset[Period]:
     mine = _move_end(text, start)
     if mine is None:
         return frozenset()
-    lo = sentence_start(text, start)
+    lo = statement_start(text, start)
     stop = _SENTENCE_BREAK.search(text, end, min(len(text), end + 300))
     hi = stop.start() if stop else min(len(text), end + 300)
     if parts_named(text[lo:hi]):
@@ -2332,15 +2344,18 @@ def move_period(text: str, start: int, end: int) -> frozenset[Period]:
 # a sentence that opens with its period ('In 2019, FCC licenses increased ... $2.3 million of impairments') states
 # its figures for that period
 _OPENING_PERIOD = re.compile(
-    r"(?i)[\s*_>\"(]*(?:in|during|for|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
-    + _YEAR_WORDS + r"\s*,")
+    r"(?i)[\s*_>\"(]*(?:(?:in|during|for|as\s+of|at\s+the\s+end\s+of)\s+(?:(?:December|June|September|March)\s+\d{1,2},\s+)?"
+    + _YEAR_WORDS + r"\s*,"
+    # or with a fiscal year naming its subject ('Fiscal 2019 video service customers net losses stood at 4,697')
+    # (after a heading in capitals: 'VIDEO Fiscal 2019 ...')
+    r"|(?-i:(?:[A-Z][A-Z&-]+\s+){0,3})(?:fiscal\s+(?:year\s+)?|FY\s*)'?(?:19[5-9]\d|20\d\d)\s+(?=[a-z]))")
 
 
 def _opening_period(text: str, start: int, end: int) -> frozenset[Period]:
     """The period a sentence opens with ('In 2019, ...', 'During fiscal 2018, ...'), for a figure of that sentence
     that is no comparison base ('..., up from $4.1 million': the earlier period's) and with no other year between
     the opening and the figure; empty otherwise."""
-    lo = sentence_start(text, start)
+    lo = statement_start(text, start)
     opening = _OPENING_PERIOD.match(text, lo, start)
     if opening is None or _YEAR.search(text, opening.end(), start):
         return frozenset()
@@ -2354,6 +2369,18 @@ def sentence_start(text: str, start: int) -> int:
     lo = max(0, start - 300)
     breaks = [m.end() for m in _SENTENCE_BREAK.finditer(text, lo, start)]
     return breaks[-1] if breaks else lo
+
+
+# where a tool's text begins inside a sentence's reach: a tag, the bounds of a JSON string, the break before a field of
+# a trace file ('    text: ...'); a table's headers above a paragraph are no words of its first sentence
+_STATEMENT_BOUND = re.compile(r"<[^<>\n]*>|(?<!\\)\"\s*[:,\]}]\s*\"?|\n(?=[ \t]*[A-Za-z_][\w -]{0,40}:[ \t])")
+
+
+def statement_start(text: str, start: int) -> int:
+    """`sentence_start`, or the last bound of a tool's text between it and `start` (`_STATEMENT_BOUND`)."""
+    lo = sentence_start(text, start)
+    bounds = [m.end() for m in _STATEMENT_BOUND.finditer(text, lo, start)]
+    return bounds[-1] if bounds else lo
 
 
 def sentence_around(text: str, start: int, end: int) -> str:

@@ -14,7 +14,7 @@ from pytest_auditfence.fence import Fence, LoadedFile
 from pytest_auditfence.models import ClaimRecord, Evidence, Quantity, Verdict
 from pytest_auditfence.verify.derive import (
     another_period_derived, candidate_operands, candidate_pool, computes, counted, derive_figure, period_span, prose_ops, table_span, restated_conversion, span_of,
-    parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
+    own_period_cell, parts_of_a_total, prose_series, total_parts, spread, subject_in_table, table_derivation, written_operand,
 )
 from pytest_auditfence.verify.match import (
     COMPUTED, NUMBER_RANGE, PROSE_METRICS, about_subject, claim_subject, conflicting_cell, counted_words, find_atom, locate,
@@ -89,16 +89,18 @@ def _check_quantity(
             derived, determined = prose_series(claim, q, index, operands, keys)
             if derived is None and not determined:
                 derived = derive_figure(q, operands, index, keys, computes(claim, q), ops=ops, spread=spread(claim, q))
-    if derived is not None and (not parts_of_a_total(claim, derived[1], index)
-                                or another_period_derived(claim, q, derived[1], index)):
-        # one part's change, or a part with another kind of row, is no figure of their total; nor is a figure
-        # claimed for one period the other period's figure its derivation gives (contradicted by its own cell)
-        derived = None
+    own_cell = None  # the cell of the claim's period, whose figure a derivation from the other period is not
+    if derived is not None and another_period_derived(claim, q, derived[1], index):
+        own_cell, derived = own_period_cell(claim, q, derived[1], index), None
+    if derived is not None and not parts_of_a_total(claim, derived[1], index):
+        derived = None  # one part's change, or a part with another kind of row, is no figure of their total
     if derived is not None:
         formula, operands = derived
         spans = [span_of(index, o) for o in operands]
         return AtomResult(q.text, Verdict.DERIVED, spans, note=f"{q.text} derived: {formula}", formula=formula)
     conflict = conflicting_cell(claim, q, index)
+    if conflict is None and own_cell is not None:
+        conflict = own_cell, index.label(own_cell), next(iter(claim_subject(claim).periods))
     if conflict is not None:
         o, label, period = conflict
         observed = index.quantity(o)

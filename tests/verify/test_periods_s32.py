@@ -63,6 +63,27 @@ TABLES = {
         ["Hosting", "48,350", "61%", "36,120", "58%", "12,230", "34%"],
         ["Advisory", "3,815", "2%", "17,260", "8%", "(13,445)", "(78)%"]],
         "Advisory revenue fell as customers moved to hosted arrangements."),
+    # a total row under a section row, beside an 'Increase (Decrease)' amount column
+    "cost": ("Table 5 Cost of revenue (in thousands)", [
+        ["", "2019", "2018", "Increase (Decrease) Amount"],
+        ["Cost of revenue:", "", "", ""],
+        ["Products", "$28,940", "$33,120", "$(4,180)"],
+        ["Services", "19,170", "17,905", "1,265"],
+        ["Total cost of revenue", "$48,110", "$51,025", "$(2,915)"]],
+        "Cost of revenue fell on lower product volumes."),
+    # net losses in parentheses, stated as a positive figure for a fiscal year in the prose below
+    "subscribers": ("Table 7 Subscriber statistics", [
+        ["", "Fiscal 2019", "Fiscal 2018"],
+        ["Broadband subscriber net additions (losses)", "2,105", "3,380"],
+        ["Video subscriber net additions (losses)", "(1,240)", "(2,315)"]],
+        "VIDEO Fiscal 2019 video subscriber net losses stood at 1,240 compared to 2,315 for the prior year, mainly "
+        "from competitive offers."),
+    # a number in a row's label ('Scope 1'), which a claim naming the row repeats
+    "emissions": ("Table 9 Greenhouse gas emissions (tonnes CO2e)", [
+        ["", "FY19", "FY18"],
+        ["Combustion of fuel and operation of facilities (Scope 1)", "61,204", "63,877"],
+        ["Electricity, heat, steam and cooling purchased for own use (Scope 2)", "17,350", "19,012"]],
+        "Emissions fell on the move to renewable electricity."),
 }
 
 
@@ -179,3 +200,30 @@ def test_a_dated_claim_backed_by_a_figure_of_no_period_read_says_so(prose) -> No
     # a figure whose sentence dates it says nothing of the kind
     read = prose("backlog", "Orders were $52.0 million in 2019.", "$52.0 million")
     assert read.verdict is Verdict.VERIFIED and not any("period" in note for note in read.notes), read.notes
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_total_s_period_is_not_the_other_period_plus_the_change(audit, form: str) -> None:
+    _check(audit, form, "cost",
+           [("Total cost of revenue amounted to $48,110 thousand in 2019.", "$48,110"),
+            ("Total cost of revenue decreased by $2,915 thousand from 2018 to 2019.", "$2,915")],
+           [("Total cost of revenue amounted to $48,110 thousand in 2018.", "$48,110")])
+    record = audit(form, "cost", "Total cost of revenue amounted to $48,110 thousand in 2018.", "$48,110")
+    assert record.verdict is Verdict.CONTRADICTED, (record.verdict, record.notes)
+    assert any("2018 value" in note and "51,025" in note for note in record.notes), record.notes
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_loss_stated_positive_for_its_fiscal_year_is_its_year_s(audit, form: str) -> None:
+    _check(audit, form, "subscribers",
+           # the cell '(1,240)' holds the loss the prose states as 1,240: no other value of the claim's year
+           [("In 2019, video subscriber net losses stood at 1,240.", "1,240"),
+            ("Video subscriber net losses were 2,315 in 2018.", "2,315")],
+           [("Video subscriber net losses were 2,315 in 2019.", "2,315")])
+
+
+@pytest.mark.parametrize("form", ALL_FORMS)
+def test_a_number_of_the_row_s_label_is_no_value_of_its_period(audit, form: str) -> None:
+    _check(audit, form, "emissions",
+           [("The combustion of fuel and operation of facilities (Scope 1) in FY19 was 61,204.", "61,204")],
+           [("The combustion of fuel and operation of facilities (Scope 1) in FY19 was 63,877.", "63,877")])
