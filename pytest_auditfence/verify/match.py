@@ -1132,6 +1132,8 @@ def _other_value_cell(claim: ClaimRecord, q: Quantity, index: SourceIndex) -> Ob
         return None
     if re.search(r"(?<![\d.,])" + re.escape(q.text.strip()) + r"(?![\d.,]*\d)", conflict[1].row):
         return None
+    if conflict[1].months and not claim_subject(claim).calendar:
+        return None  # a month's cell ('Jan - 2024 | 40') is no value of the year a claim names ('12 new stores in 2024')
     return conflict[0]
 
 
