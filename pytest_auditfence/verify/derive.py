@@ -415,13 +415,13 @@ def _dated_row_cells(claim: ClaimRecord, operands: list[Observed], index: Source
 
 def _stated_for_another_period(q: Quantity, index: SourceIndex, subject: ClaimSubject) -> bool:
     """Does a prose sentence state the figure `q` near the subject's words for a period the subject does not name?"""
-    position = {s.path: f for f, s in enumerate(index.sources)}
+    position = index.numbers
     for m in find_atom(q, index):
         f, end = position[m.source], m.offset + len(m.text)
         if index.label_at(f, m.offset) is not None:
             continue
         loaded = index.loaded(f)
-        stated = prose_periods(loaded.text, m.offset, end)
+        stated = figure_periods(loaded, m.offset, end)
         if stated and not stated & subject.periods and near_subject(loaded, m.offset, end, set(subject.keys),
                                                                     structured_ok=False):
             return True

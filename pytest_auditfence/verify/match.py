@@ -1448,7 +1448,7 @@ def about_subject(claim: ClaimRecord, q: Quantity, matches: list[AtomMatch], ind
     if not matches:
         return matches
     keys = _claim_keys(claim)
-    position = {s.path: f for f, s in enumerate(index.sources)}
+    position = index.numbers
     word = _word_after(claim.claim, q.end - claim.start)
     implied = _DIMENSION_KEYS.get(q.kind, frozenset())
     partners = _range_partners(claim.claim, q.start - claim.start, q.end - claim.start)

@@ -185,7 +185,7 @@ def url_scopes(reference: Reference, index: SourceIndex, paths: list[str]) -> di
     """For each file holding the cited URL among other URLs: the result block the URL belongs to (from the
     list item that holds it to the next item at the same depth; without list items, up to the next URL)."""
     target = reference.target.rstrip("/.,;)").lower()
-    position = {s.path: f for f, s in enumerate(index.sources)}
+    position = index.numbers
     scopes: dict[str, list[tuple[int, int]]] = {}
     for path in paths:
         text = index.loaded(position[path]).text
@@ -214,7 +214,7 @@ def placed_verdict(
 ) -> AtomResult:
     """The verdict of a found atom: verified where the claim says it came from (its citation, and the
     sources an origin rule allows), else misattributed, citing where it really stands."""
-    position = {s.path: f for f, s in enumerate(index.sources)}
+    position = index.numbers
     for wanted, why in ((cited, "the cited"), (allowed, "an origin rule requires")):
         if wanted is None:
             continue

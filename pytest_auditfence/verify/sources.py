@@ -903,6 +903,8 @@ class SourceIndex:
                  expected: Iterable[tuple[float, float]] | None = None) -> None:
         self.root = root
         self.sources = sources
+        # each source's number by its path (a match names its file by path: `AtomMatch.source`)
+        self.numbers = {s.path: f for f, s in enumerate(sources)}
         self.files = files
         self.store = store
         self._names: dict[int, _SourceNames] = {}

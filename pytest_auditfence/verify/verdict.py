@@ -41,7 +41,7 @@ def _period_unread(claim: ClaimRecord, q: Quantity, result: AtomResult, matches:
     periods = claim_subject(claim).periods
     if result.verdict is not Verdict.VERIFIED or result.note or len(periods) != 1 or not result.spans:
         return  # (a claim naming two periods compares them: its figure is no one period's)
-    position = {s.path: f for f, s in enumerate(index.sources)}
+    position = index.numbers
     for m in matches:
         f = position[m.source]
         loaded = index.loaded(f)
